@@ -1,0 +1,74 @@
+// Reference domain: order items. The unit price is copied from the product; every change recomputes the order total.
+import { AppError } from '../../src/errors/app-error.js';
+import { defineResource, f } from '../../src/model/define.js';
+import type { HookContext } from '../../src/model/types.js';
+import type { StoredRecord } from '../../src/store/types.js';
+
+type Money = { amount: number; currency: string };
+
+async function orderOf(orderId: string, ctx: HookContext): Promise<StoredRecord> {
+  const order = await ctx.services.get('orders', orderId);
+  if (!order) throw new AppError('NOT_FOUND', 'No such order.');
+  return order;
+}
+
+/** Items can change only while their order is pending: a paid order's total is what was paid. */
+function assertPending(order: StoredRecord): void {
+  if (order.status !== 'pending') {
+    throw new AppError('INVALID_STATE', `Items can only change while the order is pending; it is ${String(order.status)}.`);
+  }
+}
+
+async function recomputeTotal(orderId: string, ctx: HookContext): Promise<void> {
+  const order = await ctx.services.get('orders', orderId);
+  if (!order) return;
+  const items = await ctx.services.list('order-items', { order_id: orderId });
+  const total = order.total as Money;
+  const amount = items.reduce((sum, item) => sum + (item.quantity as number) * (item.unit_price as Money).amount, 0);
+  await ctx.services.update('orders', orderId, { total: { amount, currency: total.currency } });
+}
+
+export const orderItems = defineResource({
+  name: 'order-items',
+  singular: 'order_item',
+  fields: {
+    order_id: f.uuid({ required: true, createOnly: true, filterable: true, references: 'orders' }),
+    product_id: f.uuid({ required: true, createOnly: true, filterable: true, references: 'products' }),
+    quantity: f.integer({ required: true, minimum: 1, maximum: 1000 }),
+    unit_price: f.money({ readOnly: true }),
+  },
+  belongsTo: [
+    { resource: 'orders', field: 'order_id', nested: true, onDelete: 'cascade' },
+    { resource: 'products', field: 'product_id', onDelete: 'restrict' },
+  ],
+  ownership: { field: 'order_id', through: 'orders' },
+  permissions: { read: ['admin', 'owner'], create: ['admin', 'owner'], update: ['admin', 'owner'], delete: ['admin', 'owner'] },
+  hooks: {
+    async beforeCreate(values, ctx) {
+      const order = await orderOf(String(values.order_id), ctx);
+      assertPending(order);
+      const product = await ctx.services.get('products', String(values.product_id));
+      if (!product || product.status !== 'active') {
+        throw new AppError('VALIDATION_ERROR', 'The product cannot be ordered.', { details: [{ field: 'product_id', message: 'is not an active product', value: values.product_id }] });
+      }
+      const price = product.price as Money;
+      if (price.currency !== (order.total as Money).currency) {
+        throw new AppError('VALIDATION_ERROR', 'The product is priced in another currency than the order.', {
+          details: [{ field: 'product_id', message: `is priced in ${price.currency}, the order is in ${(order.total as Money).currency}`, value: values.product_id }],
+        });
+      }
+      return { ...values, unit_price: { ...price } };
+    },
+    async beforeUpdate(values, current, ctx) {
+      assertPending(await orderOf(String(current.order_id), ctx));
+      return values;
+    },
+    async beforeDelete(current, ctx) {
+      if (!ctx.cascading) assertPending(await orderOf(String(current.order_id), ctx));
+    },
+    async afterWrite(item, _kind, ctx) {
+      // While the order itself is being deleted its total no longer matters.
+      if (!ctx.cascading) await recomputeTotal(String(item.order_id), ctx);
+    },
+  },
+});

@@ -1,0 +1,40 @@
+// API keys: `ck_` secrets with 256 random bits, stored as SHA-256 digests, resolved to a Principal per request.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Principal } from './principal.js';
+import type { Reader } from '../store/types.js';
+
+export const API_KEYS = 'api-keys';
+
+export function generateApiKey(): string {
+  return `ck_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * A fast digest is enough here: the secret has 256 bits of entropy, so it cannot be guessed
+ * offline the way a password can (unlike passwords, which get scrypt).
+ */
+export function hashApiKey(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}
+
+/** The non-secret prefix shown in listings so people can tell their keys apart. */
+export function keyPrefix(secret: string): string {
+  return secret.slice(0, 10);
+}
+
+const KEY_SHAPE = /^ck_[A-Za-z0-9_-]{20,100}$/;
+
+/** Resolves a presented secret to its principal, or null when it is malformed, unknown or its user is gone. */
+export async function principalForApiKey(store: Reader, usersResource: string, secret: string): Promise<Principal | null> {
+  if (!KEY_SHAPE.test(secret)) return null;
+  const key = await store.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hashApiKey(secret) }]);
+  if (!key) return null;
+  const userId = (key.user_id as string | null) ?? null;
+  let role = 'admin';
+  if (userId) {
+    const user = await store.get(usersResource, userId);
+    if (!user) return null;
+    role = String(user.role);
+  }
+  return { kind: 'api_key', credentialId: key.id, userId, role, scopes: (key.scopes as string[] | null) ?? [] };
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env node
+// The `canon` command: serve, migrate and keys create (worker, openapi and check arrive with their issues).
+import { parseArgs } from 'node:util';
+import { fromEnv, resolveConfig, type Config } from '../config/config.js';
+import { createRuntime, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
+import { SYSTEM } from '../auth/principal.js';
+import { compileModel } from '../model/compile.js';
+import { openStore } from '../runtime/open-store.js';
+import { ResourceService } from '../services/resource-service.js';
+
+const USAGE = `usage: canon <command> [options]
+
+commands:
+  serve            serve the API (default)
+  migrate          create or update the schema, then exit
+  keys create      create an API key and print its secret once
+
+options:
+  --port N         listen port (PORT, default 3000)
+  --host H         listen address (HOST, default 127.0.0.1)
+  --db URL         sqlite:<path> or sqlite::memory: (DATABASE_URL)
+  --config FILE    resource definition module (CANON_CONFIG)
+  --name TEXT      keys create: the key's name
+  --user ID        keys create: bind the key to this user (otherwise an admin key)
+  -h, --help       show this help`;
+
+function configFrom(values: Record<string, string | boolean | undefined>): Config {
+  const flags: Partial<Config> = {};
+  if (typeof values.port === 'string') {
+    if (!/^\d+$/.test(values.port)) throw new Error('--port must be a number');
+    flags.port = Number(values.port);
+  }
+  if (typeof values.host === 'string') flags.host = values.host;
+  if (typeof values.db === 'string') flags.databaseUrl = values.db;
+  if (typeof values.config === 'string') flags.configModule = values.config;
+  return resolveConfig(fromEnv(process.env), flags);
+}
+
+async function serve(config: Config): Promise<void> {
+  const runtime = await createRuntime(config);
+  const address = await runtime.app.listen({ port: config.port, host: config.host });
+  const base = address.replace('[::1]', 'localhost');
+  console.log(`Canon is serving ${base}/v2 (database ${config.databaseUrl})`);
+  console.log(`  health: ${base}/healthz`);
+  if (runtime.seeded) console.log('  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
+  if (runtime.generatedAdminKey) console.log(`  development admin API key: ${runtime.generatedAdminKey}\n  try: curl -H "X-API-Key: ${runtime.generatedAdminKey}" ${base}/v2/products`);
+  const stop = async (): Promise<void> => {
+    await runtime.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+async function createKey(config: Config, name: string | undefined, userId: string | undefined): Promise<void> {
+  const model = compileModel(withPlatform(await loadAppDef(config.configModule)));
+  const { store } = openStore(config.databaseUrl);
+  await store.migrate(model);
+  const services = new ResourceService(store, model);
+  const created = await services.create({ principal: SYSTEM }, 'api-keys', { name: name ?? 'cli key', ...(userId ? { user_id: userId } : {}) });
+  console.log(`created API key ${created.record.id}${userId ? ` for user ${userId}` : ' (admin)'}\n${String(created.reveal.key)}`);
+  await store.close();
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' },
+      name: { type: 'string' }, user: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const config = configFrom(values);
+  const [command = 'serve', sub] = positionals;
+  if (command === 'serve') return serve(config);
+  if (command === 'migrate') {
+    await migrateOnly(config);
+    console.log(`migrated ${config.databaseUrl}`);
+    return;
+  }
+  if (command === 'keys' && sub === 'create') return createKey(config, values.name, values.user);
+  throw new Error(`unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(`canon: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

@@ -1,0 +1,83 @@
+// Every setting and its default in one place (DESIGN §2): environment first, then flags, flags winning.
+import type { ScryptCost } from '../auth/passwords.js';
+import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** `sqlite:<path>`, `sqlite::memory:` (PostgreSQL arrives with the scale-out issue). */
+  databaseUrl: string;
+  production: boolean;
+  /** An admin API key with exactly this secret exists at start. */
+  adminApiKey: string | undefined;
+  /** Module exporting the app definition; the reference domain when unset. */
+  configModule: string | undefined;
+  /** Signs cursors; generated per data directory in development, required in production. */
+  secret: string | undefined;
+  /** Seed demo data on first start (development only). */
+  seed: boolean;
+  bodyLimitBytes: number;
+  maxUrlLength: number;
+  maxHeaderBytes: number;
+  /** Time allowed for the request headers to arrive, enforced on the socket. */
+  headersTimeoutMs: number;
+  /** Time allowed for the whole request (headers and body) to arrive. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  jsonMaxDepth: number;
+  passwordCost: ScryptCost;
+  logLevel: string;
+}
+
+export const DEFAULTS: Config = {
+  port: 3000,
+  host: '127.0.0.1',
+  databaseUrl: 'sqlite:./data/canon.db',
+  production: false,
+  adminApiKey: undefined,
+  configModule: undefined,
+  secret: undefined,
+  seed: true,
+  bodyLimitBytes: 1024 * 1024,
+  maxUrlLength: 8 * 1024,
+  maxHeaderBytes: 32 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  jsonMaxDepth: 32,
+  passwordCost: DEFAULT_SCRYPT_COST,
+  logLevel: 'info',
+};
+
+function int(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+/** Reads the environment; unset variables keep the defaults. */
+export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
+  const out: Partial<Config> = {};
+  const set = <K extends keyof Config>(key: K, value: Config[K] | undefined): void => {
+    if (value !== undefined) out[key] = value;
+  };
+  set('port', int(env.PORT, 'PORT'));
+  set('host', env.HOST || undefined);
+  set('databaseUrl', env.DATABASE_URL || undefined);
+  set('production', env.NODE_ENV === 'production' ? true : undefined);
+  set('adminApiKey', env.CANON_ADMIN_API_KEY || undefined);
+  set('configModule', env.CANON_CONFIG || undefined);
+  set('secret', env.CANON_SECRET || undefined);
+  set('headersTimeoutMs', int(env.CANON_HEADERS_TIMEOUT_MS, 'CANON_HEADERS_TIMEOUT_MS'));
+  set('requestTimeoutMs', int(env.CANON_REQUEST_TIMEOUT_MS, 'CANON_REQUEST_TIMEOUT_MS'));
+  set('logLevel', env.CANON_LOG_LEVEL || undefined);
+  if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
+  return out;
+}
+
+export function resolveConfig(...layers: Array<Partial<Config>>): Config {
+  const config: Config = { ...DEFAULTS };
+  for (const layer of layers) Object.assign(config, Object.fromEntries(Object.entries(layer).filter(([, v]) => v !== undefined)));
+  if (config.production) config.seed = false;
+  return config;
+}

@@ -1,0 +1,32 @@
+// The published error catalog (DESIGN §5): every code Canon emits, its HTTP status and meaning; docs/errors.md mirrors it.
+
+export interface CatalogEntry {
+  status: number;
+  description: string;
+}
+
+/** Codes are stable and never reused; a test checks this table against docs/errors.md. */
+export const ERROR_CATALOG = {
+  BAD_REQUEST: { status: 400, description: 'The request is malformed: a bad query, path or header value.' },
+  INVALID_JSON: { status: 400, description: 'The body is not valid JSON, is empty, nests too deeply or carries a forbidden key (`__proto__`, `constructor`).' },
+  INVALID_QUERY: { status: 400, description: 'A query parameter is unknown, not allowed on this resource, or malformed; `details` names each.' },
+  UNAUTHENTICATED: { status: 401, description: 'Credentials are missing or invalid; the response carries `WWW-Authenticate`.' },
+  FORBIDDEN: { status: 403, description: 'The caller is authenticated but not allowed to do this.' },
+  NOT_FOUND: { status: 404, description: 'The resource does not exist, or the caller may not know that it exists.' },
+  ROUTE_NOT_FOUND: { status: 404, description: 'No route matches the path.' },
+  METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not with this method; `Allow` lists the methods it has.' },
+  NOT_ACCEPTABLE: { status: 406, description: 'The `Accept` header allows no media type the endpoint can produce.' },
+  REQUEST_TIMEOUT: { status: 408, description: 'The client did not send the headers or body within the configured time.' },
+  CONFLICT: { status: 409, description: 'The change conflicts with existing data, such as a duplicate unique value.' },
+  INVALID_STATE: { status: 409, description: 'The action is not allowed in the object’s current state.' },
+  PRECONDITION_FAILED: { status: 412, description: 'The `If-Match` header does not match the current ETag.' },
+  PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than the limit (1 MiB by default).' },
+  URI_TOO_LONG: { status: 414, description: 'The request target is longer than the limit.' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body’s `Content-Type` is not one the endpoint accepts.' },
+  VALIDATION_ERROR: { status: 422, description: 'The body failed validation; `details` has one entry per field.' },
+  HEADERS_TOO_LARGE: { status: 431, description: 'The request headers are larger than the limit.' },
+  INTERNAL_ERROR: { status: 500, description: 'An unexpected failure; no internals are disclosed. Quote `request_id` when reporting it.' },
+  SERVICE_UNAVAILABLE: { status: 503, description: 'The service is overloaded or a dependency is unreachable; retry after `Retry-After`.' },
+} as const satisfies Record<string, CatalogEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;

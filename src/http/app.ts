@@ -1,0 +1,125 @@
+// Builds the Fastify application: socket limits, parsers, negotiation, the error body everywhere, and the generated routes.
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Principal } from '../auth/principal.js';
+import type { Config } from '../config/config.js';
+import { AppError } from '../errors/app-error.js';
+import type { CompiledModel } from '../model/compile.js';
+import { VERSIONS } from '../model/versions.js';
+import type { ResourceService } from '../services/resource-service.js';
+import type { Store } from '../store/types.js';
+import type { Authenticator } from './authenticate.js';
+import { errorBody, toAppError } from './error-body.js';
+import { registerBodyParsers } from './body-parsers.js';
+import { acceptsJson } from './negotiate.js';
+import { registerResourceRoutes } from './resource-routes.js';
+import { RouteTable } from './route-table.js';
+import { registerServiceRoutes } from './service-routes.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+    bodyFormat: 'json' | 'form';
+  }
+}
+
+export interface HttpDeps {
+  model: CompiledModel;
+  services: ResourceService;
+  store: Store;
+  config: Config;
+  authenticate: Authenticator;
+  /** The secret that signs cursors. */
+  secret: string;
+  logger?: boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Reuses a well-formed X-Request-Id from a proxy so traces join up; otherwise makes a new one. */
+function requestIdFrom(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
+  return reply.code(err.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(errorBody(err, String(reply.request.id)));
+}
+
+/** Errors Node raises before Fastify sees a request (oversized headers, slow clients) get the same body. */
+function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW' ? new AppError('HEADERS_TOO_LARGE', 'The request headers are too large.')
+    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time.')
+    : new AppError('BAD_REQUEST', 'The request is not valid HTTP.');
+  const id = randomUUID();
+  const body = JSON.stringify(errorBody(error, id));
+  const reason = error.status === 431 ? 'Request Header Fields Too Large' : error.status === 408 ? 'Request Timeout' : 'Bad Request';
+  socket.end(
+    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Cache-Control: no-store\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger === false ? false : { level: config.logLevel },
+    bodyLimit: config.bodyLimitBytes,
+    routerOptions: { maxParamLength: 256 },
+    genReqId: requestIdFrom,
+    // Timeouts are enforced by Node on the socket: headersTimeout for the head, requestTimeout for
+    // head and body; connections are checked often enough that a slow client is cut off on time.
+    serverFactory: (handler) =>
+      createServer(
+        {
+          headersTimeout: config.headersTimeoutMs,
+          requestTimeout: config.requestTimeoutMs,
+          keepAliveTimeout: config.keepAliveTimeoutMs,
+          maxHeaderSize: config.maxHeaderBytes,
+          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
+        },
+        handler as (req: IncomingMessage, res: ServerResponse) => void,
+      ) as Server,
+    clientErrorHandler,
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const code = (err as { code?: string }).code;
+      sendError(reply, code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG', 'A path segment is too long.') : toAppError(err).error);
+    },
+  });
+  app.decorateRequest('principal', null);
+  app.decorateRequest('bodyFormat', 'json');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
+    if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
+  });
+
+  app.setErrorHandler((err, request, reply) => {
+    const { error, internal } = toAppError(err);
+    // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
+    if (internal) request.log.error({ err, request_id: request.id }, 'unhandled error');
+    return sendError(reply, error);
+  });
+
+  const routes = new RouteTable();
+  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
+    const allow = routes.allow(request.url);
+    if (allow) return sendError(reply, new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } }));
+    return sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`));
+  });
+
+  registerBodyParsers(app, config);
+  registerServiceRoutes(app, deps, routes);
+  for (const version of VERSIONS) registerResourceRoutes(app, deps, routes, version);
+  return app;
+}

@@ -1,0 +1,57 @@
+// Validators and conditional requests (RFC 9110 §8.8, §13): strong ETags, Last-Modified, If-Match and If-None-Match.
+import { createHash } from 'node:crypto';
+import type { Access, Loaded } from '../services/access.js';
+import type { StoredRecord } from '../store/types.js';
+
+/**
+ * A strong ETag: it changes with every write (the version) and with every change of representation
+ * (the API version and the links this caller sees), so equal tags mean identical bodies.
+ */
+export function etagOf(record: StoredRecord, access: Access, apiVersion: string): string {
+  const variant = `${record.id}|${record.version}|${apiVersion}|${access.update ? 'u' : ''}${access.delete ? 'd' : ''}|${access.actions.join(',')}`;
+  return `"${createHash('sha1').update(variant).digest('base64url')}"`;
+}
+
+export function lastModifiedOf(record: StoredRecord): string {
+  return new Date(record.updated_at).toUTCString();
+}
+
+/** Splits an If-Match / If-None-Match list; `*` is returned as the only element. */
+function tags(header: string): string[] {
+  return header.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+}
+
+/** RFC 9110 §13.1.1: strong comparison, `*` matches any current representation. */
+export function ifMatchHolds(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return true;
+  const list = tags(header);
+  return list.includes('*') || list.includes(etag);
+}
+
+/** RFC 9110 §13.1.2: weak comparison (W/ prefixes ignored). */
+export function ifNoneMatchHits(header: string, etag: string): boolean {
+  const list = tags(header);
+  return list.includes('*') || list.some((t) => t.replace(/^W\//, '') === etag);
+}
+
+/** RFC 9110 §13.1.3: only whole seconds count; an unparseable date is ignored. */
+export function notModifiedSince(header: string, record: StoredRecord): boolean {
+  const since = Date.parse(header);
+  if (Number.isNaN(since)) return false;
+  return Math.floor(Date.parse(record.updated_at) / 1000) <= Math.floor(since / 1000);
+}
+
+/** RFC 9110 §13.1.4, evaluated only when If-Match is absent. */
+export function unmodifiedSinceHolds(header: string | undefined, record: StoredRecord): boolean {
+  if (header === undefined) return true;
+  const since = Date.parse(header);
+  if (Number.isNaN(since)) return true;
+  return Math.floor(Date.parse(record.updated_at) / 1000) <= Math.floor(since / 1000);
+}
+
+/** The precondition a write checks inside its transaction (If-Match, else If-Unmodified-Since). */
+export function writePrecondition(ifMatch: string | undefined, ifUnmodifiedSince: string | undefined, apiVersion: string): ((l: Loaded) => boolean) | undefined {
+  if (ifMatch !== undefined) return (l) => ifMatchHolds(ifMatch, etagOf(l.record, l.access, apiVersion));
+  if (ifUnmodifiedSince !== undefined) return (l) => unmodifiedSinceHolds(ifUnmodifiedSince, l.record);
+  return undefined;
+}

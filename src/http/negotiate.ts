@@ -1,0 +1,9 @@
+// Content negotiation on Accept (RFC 9110 §12.5.1) with the `negotiator` package; no Accept means anything goes.
+import Negotiator from 'negotiator';
+
+const JSON_TYPES = ['application/json'];
+
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept === '' || accept === '*/*' || accept === 'application/json') return true;
+  return new Negotiator({ headers: { accept } }).mediaType(JSON_TYPES) !== undefined;
+}

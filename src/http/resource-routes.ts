@@ -1,0 +1,152 @@
+// Routes generated from the model for one API version: collections, objects, nested collections and actions.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../errors/app-error.js';
+import type { CompiledResource } from '../model/compile.js';
+import type { ApiVersion } from '../model/versions.js';
+import { translateUp } from '../model/versions.js';
+import type { Ctx, Loaded, ParentRef } from '../services/resource-service.js';
+import { grantFor, none } from '../services/permissions.js';
+import type { HttpDeps } from './app.js';
+import { etagOf, ifNoneMatchHits, lastModifiedOf, notModifiedSince, writePrecondition } from './conditional.js';
+import { renderList } from './list-response.js';
+import { objectPath, represent } from './render.js';
+import type { RouteTable } from './route-table.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PRIVATE = 'private, no-cache';
+
+type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>;
+
+function idParam(request: Req): string {
+  const id = request.params.id;
+  if (!UUID.test(id)) throw new AppError('BAD_REQUEST', 'The id in the path is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
+  return id.toLowerCase();
+}
+
+function ctxOf(request: FastifyRequest): Ctx {
+  return { principal: request.principal!, format: request.bodyFormat };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** Sets the validators and returns the representation of one object. */
+function sendObject(reply: FastifyReply, version: ApiVersion, r: CompiledResource, loaded: Loaded, extra?: Record<string, unknown>): Record<string, unknown> {
+  reply.header('etag', etagOf(loaded.record, loaded.access, version.name)).header('last-modified', lastModifiedOf(loaded.record)).header('cache-control', PRIVATE);
+  const body = represent(version, r, loaded);
+  return extra ? { ...body, ...extra } : body;
+}
+
+export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable, version: ApiVersion): void {
+  const auth = async (request: FastifyRequest): Promise<void> => {
+    request.principal = await deps.authenticate(request.headers);
+  };
+  const options = (path: string): void => {
+    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
+  };
+
+  for (const r of deps.model.resources.values()) {
+    const base = `/${version.name}/${r.name}`;
+    const item = `${base}/:id`;
+
+    const { list, create } = collectionHandlers(deps, version, r);
+
+    routes.add(base, ['GET', 'POST']);
+    app.get(base, { onRequest: auth }, (req, reply) => list(req as Req, reply));
+    app.post(base, { onRequest: auth }, (req, reply) => create(req as Req, reply));
+    options(base);
+
+    routes.add(item, ['GET', 'PUT', 'PATCH', 'DELETE']);
+    app.get(item, { onRequest: auth }, async (req, reply) => {
+      const request = req as Req;
+      const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
+      const etag = etagOf(loaded.record, loaded.access, version.name);
+      const inm = header(request, 'if-none-match');
+      const ims = header(request, 'if-modified-since');
+      // RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
+      if (inm !== undefined ? ifNoneMatchHits(inm, etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
+        return reply.code(304).header('etag', etag).header('last-modified', lastModifiedOf(loaded.record)).header('cache-control', PRIVATE).send();
+      }
+      return sendObject(reply, version, r, loaded);
+    });
+    for (const [method, mode] of [['PUT', 'replace'], ['PATCH', 'patch']] as const) {
+      app.route({
+        method,
+        url: item,
+        onRequest: auth,
+        handler: async (req, reply) => {
+          const request = req as Req;
+          const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
+          const loaded = await deps.services.update(ctxOf(request), r.name, idParam(request), mode, bodyOf(version, r, request), pre);
+          return sendObject(reply, version, r, loaded);
+        },
+      });
+    }
+    app.delete(item, { onRequest: auth }, async (req, reply) => {
+      const request = req as Req;
+      const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
+      await deps.services.remove(ctxOf(request), r.name, idParam(request), pre);
+      return reply.code(204).header('cache-control', 'no-store').send();
+    });
+    options(item);
+
+    for (const [name, action] of Object.entries(r.def.actions ?? {})) {
+      const path = `${item}/${name}`;
+      routes.add(path, [action.method]);
+      if (action.method === 'POST') {
+        app.post(path, { onRequest: auth }, async (req, reply) => {
+          const request = req as Req;
+          const loaded = await deps.services.runAction(ctxOf(request), r.name, idParam(request), name);
+          return sendObject(reply, version, r, loaded);
+        });
+      } else {
+        app.get(path, { onRequest: auth }, async (req, reply) => {
+          const request = req as Req;
+          const view = await deps.services.viewAction(ctxOf(request), r.name, idParam(request), name);
+          reply.header('cache-control', PRIVATE);
+          return { ...view, links: [{ rel: 'self', href: `${objectPath(version, r, request.params.id)}/${name}`, method: 'GET' }, { rel: 'up', href: objectPath(version, r, request.params.id), method: 'GET' }] };
+        });
+      }
+      options(path);
+    }
+
+    for (const child of r.children) {
+      const childResource = deps.model.resources.get(child.resource)!;
+      const path = `${item}/${child.resource}`;
+      routes.add(path, ['GET', 'POST']);
+      const parentOf = (request: Req): ParentRef => ({ resource: r.name, id: idParam(request), field: child.field });
+      const childRoutes = collectionHandlers(deps, version, childResource);
+      app.get(path, { onRequest: auth }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
+      app.post(path, { onRequest: auth }, (req, reply) => childRoutes.create(req as Req, reply, parentOf(req as Req)));
+      options(path);
+    }
+  }
+}
+
+/** The request body translated up to the latest shape (the version layer's entry point for requests). */
+function bodyOf(version: ApiVersion, r: CompiledResource, request: FastifyRequest): unknown {
+  const b = request.body;
+  return typeof b === 'object' && b !== null && !Array.isArray(b) ? translateUp(version, r, b as Record<string, unknown>) : b;
+}
+
+/** List and create on a collection, top-level or nested under a parent. */
+function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledResource) {
+  return {
+    list: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> => {
+      reply.header('cache-control', PRIVATE);
+      const canCreate = !none(grantFor(request.principal!, r.def.permissions.create));
+      return renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
+    },
+    create: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> => {
+      const created = await deps.services.create(ctxOf(request), r.name, bodyOf(version, r, request), parent);
+      reply.code(201).header('location', objectPath(version, r, created.record.id));
+      const revealed = Object.keys(created.reveal).length > 0;
+      const result = sendObject(reply, version, r, created, revealed ? created.reveal : undefined);
+      // A response that reveals a secret must never be stored by any cache.
+      if (revealed) reply.header('cache-control', 'no-store');
+      return result;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+// Compiles definitions into the model every layer reads: storage columns, query paths, writable sets and routes.
+import type { AppDef, BelongsTo, FieldDef, FieldType, ResourceDef } from './types.js';
+
+export type ScalarType = 'string' | 'integer' | 'boolean' | 'timestamp' | 'uuid' | 'enum';
+
+/** A column as adapters create it: one per scalar field, two per money field. */
+export interface Column {
+  name: string;
+  type: ScalarType | 'json';
+}
+
+/** A path the query language can name: a scalar field, `price.amount`, or a system field. */
+export interface QueryPath {
+  path: string;
+  column: string;
+  type: ScalarType;
+  values?: readonly string[];
+  /** Emails are stored lowercased, so filters on them are lowercased too. */
+  lowercase?: boolean;
+  filterable: boolean;
+  sortable: boolean;
+}
+
+export interface CompiledResource {
+  def: ResourceDef;
+  name: string;
+  singular: string;
+  table: string;
+  fields: Record<string, FieldDef>;
+  /** Fields that live in the store (every field except virtual ones). */
+  stored: Array<[string, FieldDef]>;
+  /** Fields rendered to clients (not hidden, not write-only). */
+  rendered: string[];
+  columns: Column[];
+  paths: Map<string, QueryPath>;
+  searchable: string[];
+  uniqueFields: string[];
+  parents: BelongsTo[];
+  /** Nested collections under this resource: `/users/{id}/orders`. */
+  children: Array<{ resource: string; field: string }>;
+}
+
+export interface CompiledModel {
+  resources: Map<string, CompiledResource>;
+  users: string;
+  app: AppDef;
+}
+
+const SCALAR: Record<Exclude<FieldType, 'money' | 'string[]'>, ScalarType> = {
+  string: 'string', email: 'string', uuid: 'uuid', integer: 'integer', boolean: 'boolean', enum: 'enum', timestamp: 'timestamp',
+};
+
+export function tableName(resource: string): string {
+  return resource.replace(/-/g, '_');
+}
+
+function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
+  const stored = Object.entries(def.fields).filter(([, f]) => !f.virtual);
+  const columns: Column[] = [];
+  const paths = new Map<string, QueryPath>();
+  // System fields: every resource filters and sorts by id and created_at (DESIGN §3 lists them
+  // per resource; allowing them on all is an additive superset); updated_at is informational only.
+  paths.set('id', { path: 'id', column: 'id', type: 'uuid', filterable: true, sortable: true });
+  paths.set('created_at', { path: 'created_at', column: 'created_at', type: 'timestamp', filterable: true, sortable: true });
+  for (const [name, field] of stored) {
+    if (field.type === 'money') {
+      columns.push({ name: `${name}_amount`, type: 'integer' }, { name: `${name}_currency`, type: 'string' });
+      paths.set(`${name}.amount`, { path: `${name}.amount`, column: `${name}_amount`, type: 'integer', filterable: !!field.filterable, sortable: !!field.sortable });
+      paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', filterable: !!field.filterable, sortable: false });
+    } else if (field.type === 'string[]') {
+      columns.push({ name, type: 'json' });
+    } else {
+      const type = SCALAR[field.type];
+      columns.push({ name, type });
+      if (!field.hidden) {
+        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { lowercase: true } : {}), filterable: !!field.filterable, sortable: !!field.sortable });
+      }
+    }
+  }
+
+  const children: Array<{ resource: string; field: string }> = [];
+  for (const other of app.resources) {
+    for (const rel of other.belongsTo ?? []) {
+      if (rel.resource === def.name && rel.nested) children.push({ resource: other.name, field: rel.field });
+    }
+  }
+  return {
+    def,
+    name: def.name,
+    singular: def.singular,
+    table: tableName(def.name),
+    fields: def.fields,
+    stored,
+    rendered: ['id', ...Object.entries(def.fields).filter(([, f]) => !f.hidden && !f.writeOnly && !f.virtual).map(([n]) => n), 'created_at', 'updated_at'],
+    columns,
+    paths,
+    searchable: stored.filter(([, f]) => f.searchable).map(([n]) => n),
+    uniqueFields: stored.filter(([, f]) => f.unique).map(([n]) => n),
+    parents: def.belongsTo ?? [],
+    children,
+  };
+}
+
+export function compileModel(app: AppDef): CompiledModel {
+  const resources = new Map<string, CompiledResource>();
+  for (const def of app.resources) resources.set(def.name, compileResource(def, app));
+  return { resources, users: app.users, app };
+}
+
+export function resourceOf(model: CompiledModel, name: string): CompiledResource {
+  const r = model.resources.get(name);
+  if (!r) throw new Error(`unknown resource ${name}`);
+  return r;
+}

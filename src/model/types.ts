@@ -1,0 +1,148 @@
+// Types of a resource definition: fields, relations, actions, permissions and hooks, as authors write them.
+import type { Principal } from '../auth/principal.js';
+import type { StoredRecord, Tx } from '../store/types.js';
+
+export type FieldType = 'string' | 'email' | 'uuid' | 'integer' | 'boolean' | 'enum' | 'timestamp' | 'money' | 'string[]';
+
+/** A grant names a role, `owner` (the caller owns the object) or `authenticated` (any principal). */
+export type Grant = string;
+
+export interface FieldDef {
+  type: FieldType;
+  /** Must be present on create and replace. */
+  required?: boolean;
+  /** Applied when the field is omitted on create or replace, or removed by a merge patch. */
+  default?: unknown;
+  /** Set by the server only; a client that sends it gets 422. */
+  readOnly?: boolean;
+  /** Accepted from clients, never rendered (passwords). */
+  writeOnly?: boolean;
+  /** Accepted on create only; after that it cannot change (foreign keys, passwords). */
+  createOnly?: boolean;
+  /** Stored but never rendered nor accepted (derived secrets such as password hashes). */
+  hidden?: boolean;
+  /** Not stored: a hook consumes it (a password becomes a password hash). */
+  virtual?: boolean;
+  /** Only these roles may assign the field; anyone else gets 422 (mass-assignment guard). */
+  writableBy?: string[];
+  unique?: boolean;
+  filterable?: boolean;
+  sortable?: boolean;
+  searchable?: boolean;
+  /** For `enum`. */
+  values?: readonly string[];
+  minLength?: number;
+  maxLength?: number;
+  /** For `string`: an ECMA-262 regular expression the value must match. */
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  /** For `string[]`. */
+  maxItems?: number;
+  /** A uuid that names an object of this resource. */
+  references?: string;
+  description?: string;
+}
+
+export interface BelongsTo {
+  /** The parent resource name, such as `users`. */
+  resource: string;
+  /** The foreign key field on this resource, such as `user_id`. */
+  field: string;
+  /** Generate `/{parent}/{id}/{this}` nested collection routes. */
+  nested?: boolean;
+  /** What deleting the parent does: refuse while children exist (409, the default) or delete them too. */
+  onDelete?: 'restrict' | 'cascade';
+}
+
+export interface Permissions {
+  read: Grant[];
+  create: Grant[];
+  update: Grant[];
+  delete: Grant[];
+}
+
+/** How ownership is decided: a field equal to the caller's user id, or through a parent's owner. */
+export type Ownership = { field: string } | { field: string; through: string };
+
+export interface PrepareContext {
+  principal: Principal;
+  now: string;
+  /** Hashes a password with the configured memory-hard KDF. */
+  hashPassword(password: string): Promise<string>;
+}
+
+export interface HookContext extends PrepareContext {
+  tx: Tx;
+  /** True while a parent's delete cascades to this object. */
+  cascading: boolean;
+  /** Values shown once in the create response and never stored (an API key's secret). */
+  reveal: Record<string, unknown>;
+  /** The service, for hooks that must read or change other resources in the same transaction. */
+  services: HookServices;
+}
+
+export interface HookServices {
+  get(resource: string, id: string): Promise<StoredRecord | null>;
+  /** Updates another object in the same transaction, writing its own event. */
+  update(resource: string, id: string, changes: Record<string, unknown>, eventType?: string): Promise<StoredRecord>;
+  list(resource: string, where: Record<string, unknown>): Promise<StoredRecord[]>;
+}
+
+export interface Hooks {
+  /** Runs before the transaction opens, for slow work that must not hold a write lock (password hashing). */
+  prepare?(values: Record<string, unknown>, ctx: PrepareContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Runs in the transaction before an insert; returns the values to store (may add hidden fields). */
+  beforeCreate?(values: Record<string, unknown>, ctx: HookContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Runs in the transaction before an update; receives the new values and the current record. */
+  beforeUpdate?(values: Record<string, unknown>, current: StoredRecord, ctx: HookContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Runs in the transaction after any insert, update or delete of this resource. */
+  afterWrite?(record: StoredRecord, kind: 'created' | 'updated' | 'deleted', ctx: HookContext): Promise<void> | void;
+  /** Runs in the transaction before a delete; throw an AppError to refuse. */
+  beforeDelete?(current: StoredRecord, ctx: HookContext): Promise<void> | void;
+}
+
+export interface ActionDef {
+  method: 'POST' | 'GET';
+  allow: Grant[];
+  /** The states in which the action exists; outside them a POST is 409 INVALID_STATE and a GET is 404. */
+  when?(record: StoredRecord): boolean;
+  /** POST actions: the changes to apply to the object; they go through the same update path (transitions, events). */
+  run?(record: StoredRecord, ctx: HookContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** GET actions: compute a read-only view of the object. */
+  view?(record: StoredRecord): Record<string, unknown>;
+}
+
+/** Allowed moves of an enum field; a move outside them is 409 INVALID_STATE. */
+export type Transitions = Record<string, readonly string[]>;
+
+export interface ResourceDef {
+  /** Plural, lowercase, hyphenated: `order-items`. */
+  name: string;
+  /** Singular, used in event types: `order_item` → `order_item.created`. */
+  singular: string;
+  fields: Record<string, FieldDef>;
+  belongsTo?: BelongsTo[];
+  permissions: Permissions;
+  ownership?: Ownership;
+  actions?: Record<string, ActionDef>;
+  transitions?: Record<string, Transitions>;
+  hooks?: Hooks;
+  /** Events by field change: when `status` becomes `cancelled`, the event is `order.cancelled`. */
+  stateEvents?: Record<string, Record<string, string>>;
+}
+
+export interface AppDef {
+  resources: ResourceDef[];
+  /** The resource whose objects principals act for; needs `role` and `email` fields. */
+  users: string;
+  /** Seeds demo data on first start in development. */
+  seed?(seeder: Seeder): Promise<void>;
+}
+
+export interface Seeder {
+  /** Creates an object as the system (an admin bound to no user). */
+  create(resource: string, body: Record<string, unknown>): Promise<StoredRecord>;
+  /** A seeder acting as the given user, for objects whose author is the caller. */
+  as(userId: string): Seeder;
+}

@@ -1,0 +1,117 @@
+// Body validation with Ajv from the generated schemas; failures become one VALIDATION_ERROR detail per field.
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import type { CompiledResource } from './compile.js';
+import { bodySchema, isNullable, type WriteOp } from './schema.js';
+
+// ajv-formats ships CommonJS; under NodeNext its function arrives as the module's `default` property.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, formats: string[]) => Ajv;
+
+export type BodyFormat = 'json' | 'form';
+
+function makeAjv(coerce: boolean): Ajv {
+  // Form bodies carry only strings, so they are coerced to the schema's types; JSON bodies never are.
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce, strict: true, allowUnionTypes: true });
+  addFormats(ajv, ['email', 'uuid', 'date-time']);
+  return ajv;
+}
+
+const ajvJson = makeAjv(false);
+const ajvForm = makeAjv(true);
+interface Compiled {
+  validate: ValidateFunction;
+  writable: string[];
+}
+const cache = new Map<string, Compiled>();
+
+function validatorFor(resource: CompiledResource, op: WriteOp, role: string, format: BodyFormat): Compiled {
+  const key = `${resource.name}|${op}|${role}|${format}`;
+  let entry = cache.get(key);
+  if (!entry) {
+    const schema = bodySchema(resource, op, role);
+    entry = {
+      validate: (format === 'form' ? ajvForm : ajvJson).compile(schema),
+      writable: Object.keys(schema.properties as Record<string, unknown>),
+    };
+    cache.set(key, entry);
+  }
+  return entry;
+}
+
+/** The fields a caller with `role` may send for `op`. */
+export function writableFields(resource: CompiledResource, op: WriteOp, role: string): string[] {
+  return validatorFor(resource, op, role, 'json').writable;
+}
+
+function fieldName(path: string): string {
+  return path.replace(/^\//, '').replace(/\//g, '.');
+}
+
+function reasonForExtra(resource: CompiledResource, name: string, op: WriteOp): string {
+  const field = resource.fields[name];
+  if (['id', 'version', 'created_at', 'updated_at', 'links'].includes(name)) return 'is read-only';
+  if (!field || field.hidden) return 'is not a field of this resource';
+  if (op === 'replace' && field.createOnly) return 'cannot be changed after creation';
+  return 'is read-only';
+}
+
+function toDetails(resource: CompiledResource, op: WriteOp, errors: ErrorObject[], body: unknown): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const e of errors) {
+    let field: string;
+    let message: string;
+    let value: unknown;
+    if (e.keyword === 'required') {
+      const prefix = fieldName(e.instancePath);
+      field = (prefix ? `${prefix}.` : '') + String(e.params.missingProperty);
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      const prefix = fieldName(e.instancePath);
+      const extra = String(e.params.additionalProperty);
+      field = (prefix ? `${prefix}.` : '') + extra;
+      message = prefix ? 'is not allowed here' : reasonForExtra(resource, extra, op);
+    } else {
+      field = fieldName(e.instancePath) || '(body)';
+      message = e.message ?? 'is invalid';
+      value = e.data;
+    }
+    if (seen.has(field)) continue;
+    seen.add(field);
+    details.push(value === undefined ? { field, message } : { field, message, value });
+  }
+  if (details.length === 0 && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+    details.push({ field: '(body)', message: 'must be a JSON object' });
+  }
+  return details;
+}
+
+/**
+ * Validates `body` for `op` as a caller with `role`; returns a new object holding every writable
+ * field, with defaults applied and omitted optional fields set to null (PUT semantics).
+ */
+export function validateBody(resource: CompiledResource, op: WriteOp, role: string, body: unknown, format: BodyFormat = 'json'): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object.', { details: [{ field: '(body)', message: 'must be a JSON object' }] });
+  }
+  const copy: Record<string, unknown> = structuredClone(body) as Record<string, unknown>;
+  const { validate, writable } = validatorFor(resource, op, role, format);
+  if (!validate(copy)) {
+    const details = toDetails(resource, op, validate.errors ?? [], body);
+    throw new AppError('VALIDATION_ERROR', `The ${resource.singular.replace(/_/g, ' ')} is invalid.`, { details });
+  }
+  for (const name of writable) {
+    const field = resource.fields[name]!;
+    if (copy[name] === undefined && isNullable(field)) copy[name] = null;
+    if (copy[name] !== null && copy[name] !== undefined) copy[name] = normalize(field.type, copy[name]);
+  }
+  return copy;
+}
+
+/** Canonical stored forms: emails lowercased, timestamps as ISO 8601 UTC with milliseconds. */
+function normalize(type: string, value: unknown): unknown {
+  if (type === 'email' && typeof value === 'string') return value.toLowerCase();
+  if (type === 'timestamp' && typeof value === 'string') return new Date(value).toISOString();
+  return value;
+}

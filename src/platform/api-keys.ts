@@ -1,0 +1,28 @@
+// The /api-keys platform resource: admins create keys (secret shown once), bound to a user or acting as admin.
+import { defineResource, f } from '../model/define.js';
+import type { ResourceDef } from '../model/types.js';
+import { API_KEYS, generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+
+export function apiKeysResource(users: string): ResourceDef {
+  return defineResource({
+    name: API_KEYS,
+    singular: 'api_key',
+    fields: {
+      name: f.string({ required: true, minLength: 1, maxLength: 200, sortable: true }),
+      user_id: f.uuid({ createOnly: true, filterable: true, references: users, description: 'The user the key acts for; none means an admin key.' }),
+      scopes: f.strings({ default: [] }),
+      prefix: f.string({ readOnly: true, description: 'The first characters of the secret, to tell keys apart.' }),
+      key_hash: f.string({ hidden: true, unique: true }),
+    },
+    // Deleting a user deletes its keys; deleting a key revokes it at once.
+    belongsTo: [{ resource: users, field: 'user_id', onDelete: 'cascade' }],
+    permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+    hooks: {
+      beforeCreate(values, ctx) {
+        const secret = generateApiKey();
+        ctx.reveal.key = secret;
+        return { ...values, key_hash: hashApiKey(secret), prefix: keyPrefix(secret) };
+      },
+    },
+  });
+}

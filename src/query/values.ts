@@ -1,0 +1,35 @@
+// Parses one query-string value into the typed value of a query path; errors name what was expected.
+import type { QueryPath } from '../model/compile.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INTEGER = /^-?\d{1,16}$/;
+// RFC 3339 date-time (or a bare date, read as midnight UTC).
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+export function parseValue(path: QueryPath, raw: string): Parsed {
+  switch (path.type) {
+    case 'integer': {
+      if (!INTEGER.test(raw) || !Number.isSafeInteger(Number(raw))) return { ok: false, message: 'must be an integer' };
+      return { ok: true, value: Number(raw) };
+    }
+    case 'boolean':
+      if (raw !== 'true' && raw !== 'false') return { ok: false, message: 'must be true or false' };
+      return { ok: true, value: raw === 'true' };
+    case 'uuid':
+      if (!UUID.test(raw)) return { ok: false, message: 'must be a UUID' };
+      return { ok: true, value: raw.toLowerCase() };
+    case 'timestamp': {
+      const ms = TIMESTAMP.test(raw) ? Date.parse(raw) : NaN;
+      if (Number.isNaN(ms)) return { ok: false, message: 'must be an ISO 8601 timestamp' };
+      return { ok: true, value: new Date(ms).toISOString() };
+    }
+    case 'enum':
+      if (!path.values?.includes(raw)) return { ok: false, message: `must be one of ${path.values?.join(', ')}` };
+      return { ok: true, value: raw };
+    case 'string':
+      if (raw.length > 1000) return { ok: false, message: 'is too long' };
+      return { ok: true, value: path.lowercase ? raw.toLowerCase() : raw };
+  }
+}

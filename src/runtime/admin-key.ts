@@ -1,0 +1,21 @@
+// Makes sure an admin API key with a known secret exists: CANON_ADMIN_API_KEY, or a generated one in development.
+import { v7 as uuidv7 } from 'uuid';
+import { API_KEYS, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+import type { CompiledModel } from '../model/compile.js';
+import { buildEvent } from '../services/events.js';
+import type { Store, StoredRecord } from '../store/types.js';
+
+/** Inserts the key unless a key with this secret exists; returns whether it was created. */
+export async function ensureAdminKey(store: Store, model: CompiledModel, secret: string, name: string, now: string): Promise<boolean> {
+  const hash = hashApiKey(secret);
+  return store.transaction(async (tx) => {
+    if (await tx.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hash }])) return false;
+    const record: StoredRecord = {
+      id: uuidv7(), version: 1, created_at: now, updated_at: now,
+      name, user_id: null, scopes: [], prefix: keyPrefix(secret), key_hash: hash,
+    };
+    await tx.insert(API_KEYS, record);
+    await tx.appendEvent(buildEvent(model.resources.get(API_KEYS)!, record, 'api_key.created', null, now));
+    return true;
+  });
+}

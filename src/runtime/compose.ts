@@ -1,0 +1,90 @@
+// The composition root: config → store → model → services → HTTP app; nothing else wires adapters together.
+import type { FastifyInstance } from 'fastify';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+import { generateApiKey } from '../auth/api-keys.js';
+import type { Config } from '../config/config.js';
+import { buildHttpApp } from '../http/app.js';
+import { apiKeyAuthenticator } from '../http/authenticate.js';
+import { compileModel, type CompiledModel } from '../model/compile.js';
+import type { AppDef } from '../model/types.js';
+import { apiKeysResource } from '../platform/api-keys.js';
+import { ResourceService } from '../services/resource-service.js';
+import type { Store } from '../store/types.js';
+import { ensureAdminKey } from './admin-key.js';
+import { persistentValue, randomSecret } from './data-dir.js';
+import { openStore } from './open-store.js';
+import { seedIfEmpty } from './seed.js';
+
+export interface Runtime {
+  app: FastifyInstance;
+  store: Store;
+  services: ResourceService;
+  model: CompiledModel;
+  config: Config;
+  /** The development admin key when Canon generated it (printed at start). */
+  generatedAdminKey: string | undefined;
+  seeded: boolean;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  appDef?: AppDef;
+  logger?: boolean;
+  clock?: () => Date;
+}
+
+/** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
+export async function loadAppDef(modulePath: string | undefined): Promise<AppDef> {
+  if (!modulePath) return (await import('../../examples/commerce/index.js')).commerce;
+  const mod = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: AppDef };
+  if (!mod.default) throw new Error(`${modulePath} must export the app definition (defineApp(...)) as its default export`);
+  return mod.default;
+}
+
+/** Adds the platform resources every Canon app has. */
+export function withPlatform(app: AppDef): AppDef {
+  return { ...app, resources: [...app.resources, apiKeysResource(app.users)] };
+}
+
+export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
+  const model = compileModel(withPlatform(appDef ?? (await loadAppDef(config.configModule))));
+  const { store } = openStore(config.databaseUrl);
+  await store.migrate(model);
+  await store.close();
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const appDef = withPlatform(options.appDef ?? (await loadAppDef(config.configModule)));
+  const model = compileModel(appDef);
+  const { store, file } = openStore(config.databaseUrl);
+  await store.migrate(model);
+  const clock = options.clock ?? (() => new Date());
+  const services = new ResourceService(store, model, clock, config.passwordCost);
+
+  if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
+  const secret = config.secret ?? persistentValue(file, '.canon-secret', randomSecret);
+
+  let generatedAdminKey: string | undefined;
+  if (config.adminApiKey) {
+    await ensureAdminKey(store, model, config.adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString());
+  } else if (!config.production) {
+    generatedAdminKey = persistentValue(file, '.dev-admin-key', generateApiKey);
+    await ensureAdminKey(store, model, generatedAdminKey, 'admin (development)', clock().toISOString());
+  }
+  const seeded = config.seed ? await seedIfEmpty(appDef, store, services) : false;
+
+  const app = await buildHttpApp({
+    model, services, store, config, secret,
+    authenticate: apiKeyAuthenticator(store, model.users),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
+  await app.ready();
+  return {
+    app, store, services, model, config, generatedAdminKey, seeded,
+    close: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Development conveniences kept beside the SQLite file: the cursor-signing secret and the generated admin key.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/** Reads `name` from the data directory, creating it with `make()` (mode 0600) the first time. */
+export function persistentValue(dataFile: string | undefined, name: string, make: () => string): string {
+  if (!dataFile) return make();
+  const dir = dirname(dataFile);
+  const path = join(dir, name);
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dir, { recursive: true });
+  const value = make();
+  writeFileSync(path, `${value}\n`, { mode: 0o600 });
+  return value;
+}
+
+export function randomSecret(): string {
+  return randomBytes(32).toString('base64url');
+}

@@ -1,0 +1,22 @@
+// Chooses the store adapter from DATABASE_URL; the only module that knows which backends exist.
+import { SqliteStore } from '../store/sqlite/sqlite-store.js';
+import type { Store } from '../store/types.js';
+
+export interface StoreTarget {
+  store: Store;
+  /** The SQLite file, when there is one: development secrets are kept beside it. */
+  file: string | undefined;
+}
+
+export function openStore(url: string): StoreTarget {
+  if (url.startsWith('sqlite:')) {
+    const path = url.slice('sqlite:'.length);
+    if (path === '') throw new Error('DATABASE_URL "sqlite:" needs a path, such as sqlite:./data/canon.db or sqlite::memory:');
+    const memory = path === ':memory:';
+    return { store: new SqliteStore({ path }), file: memory ? undefined : path };
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    throw new Error('PostgreSQL is not supported by this build yet; use sqlite:<path> (see docs/configuration.md).');
+  }
+  throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path> or sqlite::memory:`);
+}

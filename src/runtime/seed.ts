@@ -1,0 +1,25 @@
+// Seeds demo data through the services (so events and hooks run) when the users table is empty.
+import { SYSTEM, type Principal } from '../auth/principal.js';
+import type { AppDef, Seeder } from '../model/types.js';
+import type { ResourceService } from '../services/resource-service.js';
+import type { Store } from '../store/types.js';
+
+function seederFor(services: ResourceService, principal: () => Promise<Principal>): Seeder {
+  return {
+    create: async (resource, body) => (await services.create({ principal: await principal() }, resource, body)).record,
+    as: (userId) =>
+      seederFor(services, async () => {
+        const user = await services.get({ principal: SYSTEM }, services.model.users, userId);
+        return { ...SYSTEM, userId, role: String(user.record.role) };
+      }),
+  };
+}
+
+/** Returns true when it seeded; a database that already has users is left alone. */
+export async function seedIfEmpty(app: AppDef, store: Store, services: ResourceService): Promise<boolean> {
+  if (!app.seed) return false;
+  const { rows } = await store.list(app.users, { where: [], orderBy: [{ path: 'id', desc: false }], limit: 1 });
+  if (rows.length > 0) return false;
+  await app.seed(seederFor(services, async () => SYSTEM));
+  return true;
+}

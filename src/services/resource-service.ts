@@ -1,0 +1,330 @@
+// Use cases over every resource, each write in one transaction with its event: shared by REST and, later, GraphQL.
+import { v7 as uuidv7 } from 'uuid';
+import { DEFAULT_SCRYPT_COST, hashPassword, type ScryptCost } from '../auth/passwords.js';
+import type { Principal } from '../auth/principal.js';
+import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import type { CompiledModel, CompiledResource } from '../model/compile.js';
+import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
+import { validateBody, writableFields, type BodyFormat } from '../model/validate.js';
+import { UniqueViolation, type Condition, type ListQuery, type Reader, type Store, type StoredRecord, type Tx } from '../store/types.js';
+import { accessFor, ownerOf, owns, type Loaded } from './access.js';
+
+export type { Loaded };
+import { buildEvent } from './events.js';
+import { applyMergePatch } from './merge-patch.js';
+import { grantFor, none, ownerCondition } from './permissions.js';
+import { anyStoredChange, changedFields, publicView } from './views.js';
+
+export interface Ctx {
+  principal: Principal;
+  format?: BodyFormat;
+}
+
+
+export interface Created extends Loaded {
+  /** Values shown once in the create response (an API key's secret). */
+  reveal: Record<string, unknown>;
+}
+
+/** A parent in a nested route: `/users/{id}/orders` → { resource: 'users', id, field: 'user_id' }. */
+export interface ParentRef {
+  resource: string;
+  id: string;
+  field: string;
+}
+
+/** An If-Match check, decided inside the transaction against the current object. */
+export type Precondition = (loaded: Loaded) => boolean;
+
+const HOOK_LIST_LIMIT = 10_000;
+
+export class ResourceService {
+  constructor(
+    private readonly store: Store,
+    readonly model: CompiledModel,
+    private readonly clock: () => Date = () => new Date(),
+    private readonly passwordCost: ScryptCost = DEFAULT_SCRYPT_COST,
+  ) {}
+
+  resource(name: string): CompiledResource {
+    const r = this.model.resources.get(name);
+    if (!r) throw new Error(`unknown resource ${name}`);
+    return r;
+  }
+
+  private now(): string {
+    return this.clock().toISOString();
+  }
+
+  /** Loads an object the principal may see; anything else is 404 so existence never leaks (DESIGN §8). */
+  private async loadVisible(ctx: Ctx, r: CompiledResource, id: string, reader: Reader): Promise<Loaded> {
+    const g = grantFor(ctx.principal, r.def.permissions.read);
+    if (none(g)) throw new AppError('FORBIDDEN', `You may not read ${r.name}.`);
+    const record = await reader.get(r.name, id);
+    if (!record) throw notFound(r);
+    const owned = await owns(this.model, r, record, ctx.principal, reader);
+    if (!g.all && !owned) throw notFound(r);
+    return { record, access: accessFor(r, record, ctx.principal, owned) };
+  }
+
+  async get(ctx: Ctx, name: string, id: string): Promise<Loaded> {
+    return this.loadVisible(ctx, this.resource(name), id, this.store);
+  }
+
+  async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; total?: number }> {
+    const r = this.resource(name);
+    const g = grantFor(ctx.principal, r.def.permissions.read);
+    if (none(g)) throw new AppError('FORBIDDEN', `You may not list ${r.name}.`);
+    const where: Condition[] = [...query.where];
+    if (parent) {
+      await this.loadVisible(ctx, this.resource(parent.resource), parent.id, this.store);
+      where.push({ path: parent.field, op: 'eq', value: parent.id });
+    }
+    if (!g.all) where.push(ownerCondition(this.model, r, ctx.principal));
+    const result = await this.store.list(name, { ...query, where });
+    const rows: Loaded[] = [];
+    for (const record of result.rows) {
+      // A list restricted to owned objects needs no per-row lookup; otherwise ownership is decided per row.
+      const owned = !g.all ? true : await owns(this.model, r, record, ctx.principal, this.store);
+      rows.push({ record, access: accessFor(r, record, ctx.principal, owned) });
+    }
+    return result.total === undefined ? { rows } : { rows, total: result.total };
+  }
+
+  async create(ctx: Ctx, name: string, body: unknown, parent?: ParentRef): Promise<Created> {
+    const r = this.resource(name);
+    const g = grantFor(ctx.principal, r.def.permissions.create);
+    if (none(g)) throw new AppError('FORBIDDEN', `You may not create ${r.name}.`);
+    let values = validateBody(r, 'create', ctx.principal.role, body, ctx.format);
+    if (parent) {
+      const sent = values[parent.field];
+      if (sent !== null && sent !== undefined && sent !== parent.id) {
+        throw validation([{ field: parent.field, message: 'must match the parent in the path', value: sent }]);
+      }
+      values[parent.field] = parent.id;
+    }
+    const o = r.def.ownership;
+    if (o && !('through' in o) && o.field !== 'id' && (values[o.field] === null || values[o.field] === undefined) && ctx.principal.userId) {
+      values[o.field] = ctx.principal.userId;
+    }
+    const now = this.now();
+    if (r.def.hooks?.prepare) values = await r.def.hooks.prepare(values, this.prepareContext(ctx, now));
+    return this.store.transaction(async (tx) => {
+      if (parent) await this.loadVisible(ctx, this.resource(parent.resource), parent.id, tx);
+      await this.checkReferences(ctx, r, values, tx);
+      const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
+      const hookCtx = this.hookContext(ctx, tx, now);
+      if (r.def.hooks?.beforeCreate) values = await r.def.hooks.beforeCreate(values, hookCtx);
+      for (const [field] of r.stored) record[field] = values[field] ?? null;
+      if (!g.all) {
+        const owned = await owns(this.model, r, record, ctx.principal, tx);
+        if (!owned) throw new AppError('FORBIDDEN', `You may only create ${r.name} of your own.`);
+      }
+      await insertOrConflict(tx, r, record);
+      await tx.appendEvent(buildEvent(r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
+      await r.def.hooks?.afterWrite?.(record, 'created', hookCtx);
+      const owned = await owns(this.model, r, record, ctx.principal, tx);
+      return { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
+    });
+  }
+
+  /** PUT (whole replacement, omitted optional fields reset) or PATCH (JSON Merge Patch, RFC 7396). */
+  async update(ctx: Ctx, name: string, id: string, mode: 'replace' | 'patch', body: unknown, precondition?: Precondition): Promise<Loaded> {
+    const r = this.resource(name);
+    return this.store.transaction(async (tx) => {
+      const loaded = await this.loadVisible(ctx, r, id, tx);
+      if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
+      if (precondition && !precondition(loaded)) throw preconditionFailed();
+      let input = body;
+      if (mode === 'patch') {
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw validation([{ field: '(body)', message: 'must be a JSON object' }]);
+        const base: Record<string, unknown> = {};
+        for (const field of writableFields(r, 'replace', ctx.principal.role)) {
+          const value = loaded.record[field];
+          if (value !== null && value !== undefined) base[field] = value;
+        }
+        input = applyMergePatch(base, body);
+      }
+      const values = validateBody(r, 'replace', ctx.principal.role, input, ctx.format);
+      const changed: Record<string, unknown> = {};
+      for (const [field, value] of Object.entries(values)) if (r.fields[field]?.references && value !== loaded.record[field]) changed[field] = value;
+      await this.checkReferences(ctx, r, changed, tx);
+      const record = await this.applyUpdate(tx, ctx, r, loaded.record, values, this.now());
+      return { record, access: accessFor(r, record, ctx.principal, await owns(this.model, r, record, ctx.principal, tx)) };
+    });
+  }
+
+  async remove(ctx: Ctx, name: string, id: string, precondition?: Precondition): Promise<void> {
+    const r = this.resource(name);
+    await this.store.transaction(async (tx) => {
+      const loaded = await this.loadVisible(ctx, r, id, tx);
+      if (!loaded.access.delete) throw new AppError('FORBIDDEN', `You may not delete this ${label(r)}.`);
+      if (precondition && !precondition(loaded)) throw preconditionFailed();
+      await this.deleteRecord(tx, ctx, r, loaded.record, this.now(), false);
+    });
+  }
+
+  /** POST /{resource}/{id}/{action}: 409 INVALID_STATE outside the action's states. */
+  async runAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Loaded> {
+    const r = this.resource(name);
+    const action = r.def.actions?.[actionName];
+    const run = action?.run;
+    if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
+    return this.store.transaction(async (tx) => {
+      const loaded = await this.loadVisible(ctx, r, id, tx);
+      const g = grantFor(ctx.principal, action.allow);
+      const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
+      if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not ${actionName} this ${label(r)}.`);
+      if (action.when && !action.when(loaded.record)) {
+        throw new AppError('INVALID_STATE', `This ${label(r)} cannot be ${actionName}ed in its current state.`);
+      }
+      const now = this.now();
+      const changes = await run(loaded.record, this.hookContext(ctx, tx, now));
+      const record = await this.applyUpdate(tx, ctx, r, loaded.record, changes, now);
+      return { record, access: accessFor(r, record, ctx.principal, owned) };
+    });
+  }
+
+  /** GET /{resource}/{id}/{action}: a read-only view that exists only in the action's states (404 otherwise). */
+  async viewAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Record<string, unknown>> {
+    const r = this.resource(name);
+    const action = r.def.actions?.[actionName];
+    if (!action?.view) throw new Error(`${name} has no GET action ${actionName}`);
+    const loaded = await this.loadVisible(ctx, r, id, this.store);
+    const g = grantFor(ctx.principal, action.allow);
+    const owned = await owns(this.model, r, loaded.record, ctx.principal, this.store);
+    if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
+    if (action.when && !action.when(loaded.record)) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
+    return action.view(loaded.record);
+  }
+
+  /** The shared update path: state transitions, hooks, the write, its event and after-write hooks. */
+  private async applyUpdate(tx: Tx, ctx: Ctx, r: CompiledResource, current: StoredRecord, changes: Record<string, unknown>, now: string, eventType?: string): Promise<StoredRecord> {
+    for (const [field, moves] of Object.entries(r.def.transitions ?? {})) {
+      const from = current[field] as string;
+      const to = changes[field] as string | undefined;
+      if (to !== undefined && to !== from && !(moves[from] ?? []).includes(to)) {
+        throw new AppError('INVALID_STATE', `${field} cannot move from ${from} to ${to}.`, { details: [{ field, message: `cannot move from ${from} to ${to}`, value: to }] });
+      }
+    }
+    const hookCtx = this.hookContext(ctx, tx, now);
+    const values = r.def.hooks?.beforeUpdate ? await r.def.hooks.beforeUpdate(changes, current, hookCtx) : changes;
+    const next: StoredRecord = { ...current };
+    for (const [field] of r.stored) if (field in values) next[field] = values[field] ?? null;
+    if (!anyStoredChange(r, current, next)) return current;
+    next.version = current.version + 1;
+    next.updated_at = now;
+    await updateOrConflict(tx, r, next);
+    const previous = changedFields(r, current, next);
+    const type = eventType ?? stateEvent(r, current, next) ?? `${r.singular}.updated`;
+    await tx.appendEvent(buildEvent(r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
+    await r.def.hooks?.afterWrite?.(next, 'updated', hookCtx);
+    return next;
+  }
+
+  private async deleteRecord(tx: Tx, ctx: Ctx, r: CompiledResource, record: StoredRecord, now: string, cascading: boolean): Promise<void> {
+    const hookCtx = { ...this.hookContext(ctx, tx, now), cascading };
+    await r.def.hooks?.beforeDelete?.(record, hookCtx);
+    for (const child of this.model.resources.values()) {
+      for (const rel of child.parents) {
+        if (rel.resource !== r.name) continue;
+        const { rows } = await tx.list(child.name, { where: [{ path: rel.field, op: 'eq', value: record.id }], orderBy: [{ path: 'id', desc: false }], limit: HOOK_LIST_LIMIT });
+        if (rows.length === 0) continue;
+        if ((rel.onDelete ?? 'restrict') === 'restrict') {
+          throw new AppError('CONFLICT', `This ${label(r)} still has ${child.name}; delete them first.`, { details: [{ field: 'id', message: `referenced by ${child.name}.${rel.field}`, value: record.id }] });
+        }
+        for (const row of rows) await this.deleteRecord(tx, ctx, child, row, now, true);
+      }
+    }
+    const ownerId = await ownerOf(this.model, r, record, tx);
+    await tx.delete(r.name, record.id);
+    await tx.appendEvent(buildEvent(r, record, `${r.singular}.deleted`, ownerId, now));
+    await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
+  }
+
+  /** A referenced object must exist and be visible to the caller, or the field is invalid (never 404: it is the body's fault). */
+  private async checkReferences(ctx: Ctx, r: CompiledResource, values: Record<string, unknown>, tx: Tx): Promise<void> {
+    const details: ErrorDetail[] = [];
+    for (const [field, value] of Object.entries(values)) {
+      const target = r.fields[field]?.references;
+      if (!target || value === null || value === undefined) continue;
+      try {
+        await this.loadVisible(ctx, this.resource(target), String(value), tx);
+      } catch (err) {
+        if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'FORBIDDEN')) throw err;
+        details.push({ field, message: `does not name an existing ${this.resource(target).singular.replace(/_/g, ' ')}`, value });
+      }
+    }
+    if (details.length) throw validation(details);
+  }
+
+  private prepareContext(ctx: Ctx, now: string): PrepareContext {
+    return { principal: ctx.principal, now, hashPassword: (password) => hashPassword(password, this.passwordCost) };
+  }
+
+  private hookContext(ctx: Ctx, tx: Tx, now: string): HookContext {
+    const services: HookServices = {
+      get: (resource, id) => tx.get(resource, id),
+      list: async (resource, where) => {
+        const conditions: Condition[] = Object.entries(where).map(([path, value]) => ({ path, op: 'eq', value }));
+        return (await tx.list(resource, { where: conditions, orderBy: [{ path: 'id', desc: false }], limit: HOOK_LIST_LIMIT })).rows;
+      },
+      update: async (resource, id, changes, eventType) => {
+        const target = this.resource(resource);
+        const current = await tx.get(resource, id);
+        if (!current) throw notFound(target);
+        return this.applyUpdate(tx, ctx, target, current, changes, now, eventType);
+      },
+    };
+    return { ...this.prepareContext(ctx, now), tx, services, cascading: false, reveal: {} };
+  }
+}
+
+function label(r: CompiledResource): string {
+  return r.singular.replace(/_/g, ' ');
+}
+
+function notFound(r: CompiledResource): AppError {
+  return new AppError('NOT_FOUND', `No such ${label(r)}.`);
+}
+
+function validation(details: ErrorDetail[]): AppError {
+  return new AppError('VALIDATION_ERROR', 'The request body is invalid.', { details });
+}
+
+function preconditionFailed(): AppError {
+  return new AppError('PRECONDITION_FAILED', 'If-Match does not match the current ETag; fetch the object again and retry.');
+}
+
+/** The event type a state change names (`order.cancelled`), if the resource declares one. */
+function stateEvent(r: CompiledResource, before: StoredRecord, after: StoredRecord): string | undefined {
+  for (const [field, types] of Object.entries(r.def.stateEvents ?? {})) {
+    const to = after[field] as string;
+    if (before[field] !== to && types[to]) return types[to];
+  }
+  return undefined;
+}
+
+async function insertOrConflict(tx: Tx, r: CompiledResource, record: StoredRecord): Promise<void> {
+  try {
+    await tx.insert(r.name, record);
+  } catch (err) {
+    throw conflictFrom(err, r, record);
+  }
+}
+
+async function updateOrConflict(tx: Tx, r: CompiledResource, record: StoredRecord): Promise<void> {
+  try {
+    await tx.update(r.name, record);
+  } catch (err) {
+    throw conflictFrom(err, r, record);
+  }
+}
+
+function conflictFrom(err: unknown, r: CompiledResource, record: StoredRecord): unknown {
+  if (!(err instanceof UniqueViolation)) return err;
+  const view = publicView(r, record);
+  return new AppError('CONFLICT', `A ${label(r)} with this ${err.field.replace(/_/g, ' ')} already exists.`, {
+    details: [{ field: err.field, message: 'is already taken', ...(err.field in view ? { value: view[err.field] } : {}) }],
+  });
+}

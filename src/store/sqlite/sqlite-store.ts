@@ -1,0 +1,234 @@
+// The SQLite store (better-sqlite3, WAL): a write connection serialised by a mutex, a read connection for committed reads.
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { CompiledModel, CompiledResource } from '../../model/compile.js';
+import { tableName } from '../../model/compile.js';
+import { Mutex } from '../mutex.js';
+import {
+  UniqueViolation,
+  type Condition, type EventRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
+} from '../types.js';
+import { EVENTS_TABLE, addColumn, createTable, indexes, quote } from './ddl.js';
+import { listSql, whereClause } from './queries.js';
+import { fromRow, toRow, type Row } from './rows.js';
+
+type Db = Database.Database;
+
+/** Prepared statements cached per connection: preparing costs more than running a point lookup. */
+class Connection {
+  private readonly cache = new Map<string, Database.Statement>();
+  constructor(readonly db: Db) {}
+  stmt(sql: string): Database.Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+}
+
+function eventFromRow(row: Row): StoredEvent {
+  return {
+    sequence: row.sequence as number,
+    id: row.id as string,
+    type: row.type as string,
+    resource: row.resource as string,
+    object_id: row.object_id as string,
+    owner_id: (row.owner_id as string | null) ?? null,
+    api_version: row.api_version as string,
+    created_at: row.created_at as string,
+    data: JSON.parse(row.data as string) as Record<string, unknown>,
+    previous_attributes: row.previous_attributes ? (JSON.parse(row.previous_attributes as string) as Record<string, unknown>) : undefined,
+  };
+}
+
+/** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
+class SqliteOps implements Tx {
+  constructor(private readonly conn: Connection, private readonly model: () => CompiledModel) {}
+
+  private resource(name: string): CompiledResource {
+    const r = this.model().resources.get(name);
+    if (!r) throw new Error(`unknown resource ${name}`);
+    return r;
+  }
+
+  async get(resource: string, id: string): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id = ?`).get(id) as Row | undefined;
+    return row ? fromRow(r, row) : null;
+  }
+
+  async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    const w = whereClause(r, where, tableName);
+    const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE ${w.text} LIMIT 1`).get(...w.params) as Row | undefined;
+    return row ? fromRow(r, row) : null;
+  }
+
+  async list(resource: string, query: ListQuery): Promise<ListResult> {
+    const r = this.resource(resource);
+    const { page, count } = listSql(r, query, tableName);
+    const rows = (this.conn.stmt(page.text).all(...page.params) as Row[]).map((row) => fromRow(r, row));
+    if (!query.withTotal) return { rows };
+    const total = (this.conn.stmt(count.text).get(...count.params) as { n: number }).n;
+    return { rows, total };
+  }
+
+  async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    const rows = this.conn.stmt('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?').all(afterSequence, limit) as Row[];
+    return rows.map(eventFromRow);
+  }
+
+  async insert(resource: string, record: StoredRecord): Promise<void> {
+    const r = this.resource(resource);
+    const row = toRow(r, record);
+    const cols = Object.keys(row);
+    const sql = `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+    this.write(r, () => this.conn.stmt(sql).run(...cols.map((c) => row[c])));
+  }
+
+  async update(resource: string, record: StoredRecord): Promise<void> {
+    const r = this.resource(resource);
+    const row = toRow(r, record);
+    const cols = Object.keys(row).filter((c) => c !== 'id');
+    const sql = `UPDATE ${quote(r.table)} SET ${cols.map((c) => `${quote(c)} = ?`).join(', ')} WHERE id = ?`;
+    this.write(r, () => this.conn.stmt(sql).run(...cols.map((c) => row[c]), record.id));
+  }
+
+  async delete(resource: string, id: string): Promise<boolean> {
+    const r = this.resource(resource);
+    return this.conn.stmt(`DELETE FROM ${quote(r.table)} WHERE id = ?`).run(id).changes > 0;
+  }
+
+  async appendEvent(e: EventRecord): Promise<StoredEvent> {
+    const info = this.conn
+      .stmt('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(e.id, e.type, e.resource, e.object_id, e.owner_id, e.api_version, e.created_at, JSON.stringify(e.data), e.previous_attributes ? JSON.stringify(e.previous_attributes) : null);
+    return { ...e, sequence: Number(info.lastInsertRowid) };
+  }
+
+  /** Turns SQLite's unique-constraint failure into the store contract's UniqueViolation. */
+  private write(r: CompiledResource, fn: () => unknown): void {
+    try {
+      fn();
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        const m = /UNIQUE constraint failed: [^.]+\.(\w+)/.exec(e.message ?? '');
+        throw new UniqueViolation(r.name, m?.[1] ?? 'id');
+      }
+      throw err;
+    }
+  }
+}
+
+export interface SqliteOptions {
+  /** A file path, or `:memory:`. */
+  path: string;
+}
+
+export class SqliteStore implements Store {
+  readonly capabilities = { fullTextSearch: false };
+  private readonly writer: Connection;
+  private readonly reader: Connection;
+  private readonly memory: boolean;
+  private readonly mutex = new Mutex();
+  private model: CompiledModel | undefined;
+  private readonly writeOps: SqliteOps;
+  private readonly readOps: SqliteOps;
+
+  constructor(options: SqliteOptions) {
+    this.memory = options.path === ':memory:';
+    if (!this.memory) mkdirSync(dirname(options.path), { recursive: true });
+    const db = new Database(options.path);
+    // WAL lets the read connection see committed data while a write transaction is open;
+    // synchronous=NORMAL is durable against process crashes in WAL mode (https://sqlite.org/wal.html).
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    this.writer = new Connection(db);
+    if (this.memory) {
+      this.reader = this.writer;
+    } else {
+      const rdb = new Database(options.path, { readonly: true });
+      rdb.pragma('busy_timeout = 5000');
+      this.reader = new Connection(rdb);
+    }
+    const model = (): CompiledModel => {
+      if (!this.model) throw new Error('store used before migrate()');
+      return this.model;
+    };
+    this.writeOps = new SqliteOps(this.writer, model);
+    this.readOps = new SqliteOps(this.reader, model);
+  }
+
+  async migrate(model: CompiledModel): Promise<void> {
+    this.model = model;
+    const db = this.writer.db;
+    db.transaction(() => {
+      db.exec(EVENTS_TABLE);
+      for (const r of model.resources.values()) {
+        db.exec(createTable(r));
+        const existing = new Set((db.prepare(`PRAGMA table_info(${quote(r.table)})`).all() as Array<{ name: string }>).map((c) => c.name));
+        // Additive changes only: new columns are added; nothing is dropped or retyped on start.
+        for (const c of r.columns) if (!existing.has(c.name)) db.exec(addColumn(r, c));
+        for (const ix of indexes(r)) db.exec(ix);
+      }
+    })();
+  }
+
+  /** Plain reads see committed data only: a separate connection on files, and waiting for the open transaction in memory. */
+  private async read<T>(fn: (ops: Reader) => Promise<T>): Promise<T> {
+    if (this.memory && this.mutex.locked) return this.mutex.run(() => fn(this.readOps));
+    return fn(this.readOps);
+  }
+
+  get(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.read((o) => o.get(resource, id));
+  }
+
+  findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
+    return this.read((o) => o.findOne(resource, where));
+  }
+
+  list(resource: string, query: ListQuery): Promise<ListResult> {
+    return this.read((o) => o.list(resource, query));
+  }
+
+  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    return this.read((o) => o.listEvents(afterSequence, limit));
+  }
+
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const db = this.writer.db;
+      this.writer.stmt('BEGIN IMMEDIATE').run();
+      try {
+        const result = await fn(this.writeOps);
+        this.writer.stmt('COMMIT').run();
+        return result;
+      } catch (err) {
+        if (db.inTransaction) this.writer.stmt('ROLLBACK').run();
+        throw err;
+      }
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      this.reader.stmt('SELECT 1').get();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.mutex.run(async () => {
+      if (this.reader !== this.writer) this.reader.db.close();
+      this.writer.db.close();
+    });
+  }
+}
