@@ -1,0 +1,225 @@
+// The store contract suite: every adapter (SQLite now, PostgreSQL later) must pass exactly these tests.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { compileModel, type CompiledModel } from '../../src/model/compile.js';
+import { defineApp, defineResource, f } from '../../src/model/define.js';
+import { UniqueViolation, type Store, type StoredRecord } from '../../src/store/types.js';
+
+const owners = defineResource({
+  name: 'owners',
+  singular: 'owner',
+  fields: { email: f.email({ required: true, unique: true, filterable: true }), name: f.string({ sortable: true }) },
+  ownership: { field: 'id' },
+  permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+});
+
+const things = defineResource({
+  name: 'contract-things',
+  singular: 'contract_thing',
+  fields: {
+    owner_id: f.uuid({ filterable: true, references: 'owners' }),
+    label: f.string({ filterable: true, sortable: true }),
+    count: f.integer({ filterable: true, sortable: true }),
+    active: f.boolean({ filterable: true }),
+    kind: f.enum(['a', 'b', 'c'], { filterable: true }),
+    at: f.timestamp({ filterable: true, sortable: true }),
+    price: f.money({ filterable: true, sortable: true }),
+    tags: f.strings(),
+  },
+  permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+});
+
+export const contractApp = defineApp({ resources: [owners, things], users: 'owners' });
+
+let seq = 0;
+/** Ids sort in creation order, as UUIDv7 ids do. */
+function id(): string {
+  seq++;
+  return `00000000-0000-7000-8000-${seq.toString(16).padStart(12, '0')}`;
+}
+
+function thing(overrides: Partial<StoredRecord> = {}): StoredRecord {
+  const now = new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
+  return {
+    id: id(), version: 1, created_at: now, updated_at: now,
+    owner_id: null, label: 'x', count: 0, active: true, kind: 'a', at: now,
+    price: { amount: 100, currency: 'EUR' }, tags: ['t'],
+    ...overrides,
+  };
+}
+
+export function storeContract(name: string, open: () => Promise<Store>): void {
+  describe(`store contract: ${name}`, () => {
+    let store: Store;
+    let model: CompiledModel;
+    before(async () => {
+      store = await open();
+      model = compileModel(contractApp);
+      await store.migrate(model);
+    });
+    after(async () => store.close());
+
+    it('migrate is idempotent', async () => {
+      await store.migrate(model);
+      assert.equal(await store.ping(), true);
+    });
+
+    it('round-trips every field type, nulls included', async () => {
+      const a = thing({ label: 'round', count: -5, active: false, kind: 'b', tags: ['x', 'y'], price: { amount: 12345, currency: 'USD' } });
+      const b = thing({ label: null, count: null, active: null, kind: null, at: null, price: null, tags: null });
+      await store.transaction(async (tx) => {
+        await tx.insert('contract-things', a);
+        await tx.insert('contract-things', b);
+      });
+      assert.deepEqual(await store.get('contract-things', a.id), a);
+      assert.deepEqual(await store.get('contract-things', b.id), b);
+      assert.equal(await store.get('contract-things', id()), null);
+    });
+
+    it('updates and deletes whole records', async () => {
+      const a = thing();
+      await store.transaction((tx) => tx.insert('contract-things', a));
+      const changed = { ...a, version: 2, label: 'changed', tags: [] };
+      await store.transaction((tx) => tx.update('contract-things', changed));
+      assert.deepEqual(await store.get('contract-things', a.id), changed);
+      assert.equal(await store.transaction((tx) => tx.delete('contract-things', a.id)), true);
+      assert.equal(await store.transaction((tx) => tx.delete('contract-things', a.id)), false);
+      assert.equal(await store.get('contract-things', a.id), null);
+    });
+
+    it('raises UniqueViolation naming the field', async () => {
+      const now = new Date().toISOString();
+      const o = { id: id(), version: 1, created_at: now, updated_at: now, email: 'dup@example.com', name: 'A' };
+      await store.transaction((tx) => tx.insert('owners', o));
+      await assert.rejects(
+        store.transaction((tx) => tx.insert('owners', { ...o, id: id() })),
+        (err: unknown) => err instanceof UniqueViolation && err.field === 'email' && err.resource === 'owners',
+      );
+    });
+
+    it('rolls back everything, events included, when the transaction throws', async () => {
+      const a = thing();
+      const before = (await store.listEvents(0, 1000)).length;
+      await assert.rejects(
+        store.transaction(async (tx) => {
+          await tx.insert('contract-things', a);
+          await tx.appendEvent({ id: id(), type: 't.created', resource: 'contract-things', object_id: a.id, owner_id: null, api_version: 'x', created_at: a.created_at, data: {} });
+          assert.deepEqual(await tx.get('contract-things', a.id), a, 'a transaction reads its own writes');
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      assert.equal(await store.get('contract-things', a.id), null);
+      assert.equal((await store.listEvents(0, 1000)).length, before);
+    });
+
+    it('appends events with increasing sequences and lists them in order', async () => {
+      const ids = [id(), id(), id()];
+      await store.transaction(async (tx) => {
+        for (const e of ids) {
+          await tx.appendEvent({ id: e, type: 'thing.updated', resource: 'contract-things', object_id: e, owner_id: 'o', api_version: '2026-03-01', created_at: new Date().toISOString(), data: { object: { id: e } }, previous_attributes: { label: 'old' } });
+        }
+      });
+      const all = await store.listEvents(0, 10_000);
+      const mine = all.filter((e) => ids.includes(e.id));
+      assert.deepEqual(mine.map((e) => e.id), ids);
+      assert.ok(mine[0]!.sequence < mine[1]!.sequence && mine[1]!.sequence < mine[2]!.sequence);
+      assert.deepEqual(mine[0]!.previous_attributes, { label: 'old' });
+      const after = await store.listEvents(mine[0]!.sequence, 2);
+      assert.equal(after[0]!.id, ids[1]);
+    });
+
+    describe('queries', () => {
+      const rows: StoredRecord[] = [];
+      let ownerId: string;
+      before(async () => {
+        const now = new Date().toISOString();
+        ownerId = id();
+        await store.transaction(async (tx) => {
+          await tx.insert('owners', { id: ownerId, version: 1, created_at: now, updated_at: now, email: 'owner@example.com', name: 'Owner' });
+          for (let i = 0; i < 30; i++) {
+            const r = thing({ label: `q${i % 3}`, count: i % 7, kind: (['a', 'b', 'c'] as const)[i % 3], active: i % 2 === 0, owner_id: i < 10 ? ownerId : null, price: { amount: (i % 5) * 100, currency: 'EUR' } });
+            rows.push(r);
+            await tx.insert('contract-things', r);
+          }
+        });
+      });
+      const mine = (extra = {}) => ({ where: [{ path: 'label', op: 'in' as const, value: ['q0', 'q1', 'q2'] }], orderBy: [{ path: 'id', desc: false }], limit: 100, ...extra });
+
+      it('filters with every operator', async () => {
+        const check = async (path: string, op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in', value: unknown, pred: (r: StoredRecord) => boolean) => {
+          const q = mine();
+          q.where.push({ path, op, value } as never);
+          const { rows: got } = await store.list('contract-things', q);
+          assert.deepEqual(got.map((r) => r.id), rows.filter(pred).map((r) => r.id), `${path} ${op} ${JSON.stringify(value)}`);
+        };
+        await check('count', 'eq', 3, (r) => r.count === 3);
+        await check('count', 'ne', 3, (r) => r.count !== 3);
+        await check('count', 'gt', 3, (r) => (r.count as number) > 3);
+        await check('count', 'gte', 3, (r) => (r.count as number) >= 3);
+        await check('count', 'lt', 3, (r) => (r.count as number) < 3);
+        await check('count', 'lte', 3, (r) => (r.count as number) <= 3);
+        await check('kind', 'in', ['a', 'c'], (r) => r.kind === 'a' || r.kind === 'c');
+        await check('active', 'eq', false, (r) => r.active === false);
+        await check('price.amount', 'gte', 300, (r) => (r.price as { amount: number }).amount >= 300);
+        await check('owner_id', 'eq', null, (r) => r.owner_id === null);
+        await check('owner_id', 'ne', null, (r) => r.owner_id !== null);
+        await check('kind', 'in', [], () => false);
+      });
+
+      it('filters through a parent owner (owned_via)', async () => {
+        const q = mine();
+        q.where.push({ path: 'owner_id', op: 'owned_via', parent: 'owners', parentField: 'id', value: ownerId } as never);
+        const { rows: got } = await store.list('contract-things', q);
+        assert.equal(got.length, 10);
+      });
+
+      it('orders by several keys in mixed directions and continues from a keyset position', async () => {
+        const orderBy = [{ path: 'count', desc: true }, { path: 'price.amount', desc: false }, { path: 'id', desc: false }];
+        const expected = [...rows].sort((a, b) => (b.count as number) - (a.count as number) || (a.price as { amount: number }).amount - (b.price as { amount: number }).amount || (a.id < b.id ? -1 : 1));
+        const seen: string[] = [];
+        let after: unknown[] | undefined;
+        for (let page = 0; page < 10; page++) {
+          const { rows: got } = await store.list('contract-things', mine({ orderBy, limit: 7, ...(after ? { after } : {}) }));
+          seen.push(...got.map((r) => r.id));
+          if (got.length < 7) break;
+          const last = got[got.length - 1]!;
+          after = [last.count, (last.price as { amount: number }).amount, last.id];
+        }
+        assert.deepEqual(seen, expected.map((r) => r.id));
+      });
+
+      it('counts totals and skips with offset', async () => {
+        const { rows: got, total } = await store.list('contract-things', mine({ limit: 5, offset: 10, withTotal: true }));
+        assert.equal(total, 30);
+        assert.deepEqual(got.map((r) => r.id), rows.slice(10, 15).map((r) => r.id));
+      });
+
+      it('finds one by a condition', async () => {
+        const found = await store.findOne('owners', [{ path: 'email', op: 'eq', value: 'owner@example.com' }]);
+        assert.equal(found?.id, ownerId);
+        assert.equal(await store.findOne('owners', [{ path: 'email', op: 'eq', value: 'none@example.com' }]), null);
+      });
+
+      it('binds hostile values as parameters', async () => {
+        const q = mine();
+        q.where.push({ path: 'label', op: 'eq', value: "q0' OR 1=1 --" } as never);
+        assert.equal((await store.list('contract-things', q)).rows.length, 0);
+      });
+    });
+
+    it('applies additive model changes on migrate', async () => {
+      const extended = defineApp({
+        resources: [owners, defineResource({ ...things, fields: { ...things.fields, extra: f.string({ filterable: true }) } })],
+        users: 'owners',
+      });
+      const m2 = compileModel(extended);
+      await store.migrate(m2);
+      const a = thing({ extra: 'new column' });
+      await store.transaction((tx) => tx.insert('contract-things', a));
+      assert.equal((await store.get('contract-things', a.id))?.extra, 'new column');
+      const { rows: got } = await store.list('contract-things', { where: [{ path: 'extra', op: 'eq', value: 'new column' }], orderBy: [{ path: 'id', desc: false }], limit: 10 });
+      assert.equal(got.length, 1);
+    });
+  });
+}

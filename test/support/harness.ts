@@ -1,0 +1,101 @@
+// Test harness: starts Canon in-process on an in-memory SQLite store and talks to it through inject or a real socket.
+import type { FastifyInstance } from 'fastify';
+import { resolveConfig, type Config } from '../../src/config/config.js';
+import { createRuntime, type Runtime } from '../../src/runtime/compose.js';
+
+export const ADMIN_KEY = 'ck_test_admin_key_0123456789abcdefghij';
+/** Cheap scrypt parameters for tests; production uses the OWASP minimum. */
+export const TEST_PASSWORD_COST = { N: 1024, r: 8, p: 1 };
+
+export interface Response {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  /** Parsed JSON body, or undefined when the body is empty or not JSON. */
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  /** An object is sent as JSON; a string is sent as is (set content-type yourself). */
+  body?: unknown;
+  key?: string | null;
+}
+
+export type Mode = 'inject' | 'listen';
+export const MODES: Mode[] = ['inject', 'listen'];
+
+export interface TestServer {
+  runtime: Runtime;
+  app: FastifyInstance;
+  mode: Mode;
+  baseUrl: string | undefined;
+  request(method: string, path: string, options?: RequestOptions): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export async function startServer(mode: Mode, overrides: Partial<Config> = {}): Promise<TestServer> {
+  const config = resolveConfig({ databaseUrl: 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
+  const runtime = await createRuntime(config, { logger: false });
+  let baseUrl: string | undefined;
+  if (mode === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  const request = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const key = options.key === undefined ? ADMIN_KEY : options.key;
+    if (key !== null) headers['x-api-key'] = key;
+    let payload: string | undefined;
+    if (options.body !== undefined) {
+      if (typeof options.body === 'string') payload = options.body;
+      else {
+        payload = JSON.stringify(options.body);
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      }
+    }
+    if (mode === 'inject') {
+      const res = await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) });
+      const flat: Record<string, string> = {};
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+      return { status: res.statusCode, headers: flat, text: res.body, body: parse(res.body) };
+    }
+    const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
+    const text = await res.text();
+    const flat: Record<string, string> = {};
+    res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
+    return { status: res.status, headers: flat, text, body: parse(text) };
+  };
+  return { runtime, app: runtime.app, mode, baseUrl, request, close: () => runtime.close() };
+}
+
+function parse(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Creates a customer user and an API key bound to it; returns both. */
+export async function createCustomer(server: TestServer, email: string): Promise<{ userId: string; key: string }> {
+  const user = await server.request('POST', '/v2/users', { body: { email, full_name: `Customer ${email}`, password: 'long enough password' } });
+  if (user.status !== 201) throw new Error(`creating user failed: ${user.status} ${user.text}`);
+  const key = await server.request('POST', '/v2/api-keys', { body: { name: `key for ${email}`, user_id: user.body.id } });
+  if (key.status !== 201) throw new Error(`creating key failed: ${key.status} ${key.text}`);
+  return { userId: user.body.id, key: key.body.key };
+}
+
+export async function createProduct(server: TestServer, overrides: Record<string, unknown> = {}): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await server.request('POST', '/v2/products', { body: { name: 'Test product', description: 'A thing to sell', price: { amount: 1000, currency: 'EUR' }, ...overrides } });
+  if (res.status !== 201) throw new Error(`creating product failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Asserts the DESIGN §5 error body and that request_id equals the X-Request-Id header. */
+export function errorShape(res: Response): { code: string; message: string; details?: Array<{ field: string; message: string; value?: unknown }>; request_id: string; timestamp: string } {
+  const e = res.body?.error;
+  if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || typeof e.timestamp !== 'string' || typeof e.request_id !== 'string') {
+    throw new Error(`not an error body: ${res.status} ${res.text}`);
+  }
+  if (e.request_id !== res.headers['x-request-id']) throw new Error(`request_id ${e.request_id} differs from X-Request-Id ${res.headers['x-request-id']}`);
+  return e;
+}
