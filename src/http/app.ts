@@ -25,6 +25,9 @@ declare module 'fastify' {
   }
 }
 
+/** The HTTP application as the rest of Canon sees it; only src/http names Fastify. */
+export type HttpApp = FastifyInstance;
+
 export interface HttpDeps {
   model: CompiledModel;
   services: ResourceService;

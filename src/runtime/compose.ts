@@ -1,10 +1,9 @@
 // The composition root: config → store → model → services → HTTP app; nothing else wires adapters together.
-import type { FastifyInstance } from 'fastify';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
 import { generateApiKey } from '../auth/api-keys.js';
 import type { Config } from '../config/config.js';
-import { buildHttpApp } from '../http/app.js';
+import { buildHttpApp, type HttpApp } from '../http/app.js';
 import { apiKeyAuthenticator } from '../http/authenticate.js';
 import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
@@ -17,7 +16,7 @@ import { openStore } from './open-store.js';
 import { seedIfEmpty } from './seed.js';
 
 export interface Runtime {
-  app: FastifyInstance;
+  app: HttpApp;
   store: Store;
   services: ResourceService;
   model: CompiledModel;

@@ -1,6 +1,7 @@
 // Test harness: starts Canon in-process on an in-memory SQLite store and talks to it through inject or a real socket.
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type Config } from '../../src/config/config.js';
+import type { AppDef } from '../../src/model/types.js';
 import { createRuntime, type Runtime } from '../../src/runtime/compose.js';
 
 export const ADMIN_KEY = 'ck_test_admin_key_0123456789abcdefghij';
@@ -34,9 +35,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(mode: Mode, overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef): Promise<TestServer> {
   const config = resolveConfig({ databaseUrl: 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
-  const runtime = await createRuntime(config, { logger: false });
+  const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}) });
   let baseUrl: string | undefined;
   if (mode === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
