@@ -32,6 +32,9 @@ const TARGET_RATIO = 0.6;
 const SERVER_CORE = '0';
 const CLIENT_CORE = '1';
 const READY_TIMEOUT_MS = 30_000;
+// Read before pinning: once this process is pinned to one core, availableParallelism() reports 1.
+const CORES = os.availableParallelism();
+const CPU_MODEL = os.cpus()[0]?.model ?? 'unknown CPU';
 
 function intFromEnv(name, fallback, min, max) {
   const raw = process.env[name];
@@ -85,9 +88,9 @@ function hasTaskset() {
   return !probe.error && probe.status === 0;
 }
 
-function allowedCpus() {
+function allowedCpus(pid = 'self') {
   try {
-    const status = readFileSync('/proc/self/status', 'utf8');
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return /^Cpus_allowed_list:\s*(.+)$/m.exec(status)?.[1]?.trim();
   } catch {
     return undefined;
@@ -105,7 +108,7 @@ function pinSelf() {
 }
 
 function setUpPinning() {
-  const cores = os.availableParallelism();
+  const cores = CORES;
   if (!hasTaskset()) {
     console.warn('bench: WARNING `taskset` is not available: servers and client run UNPINNED, figures are less reliable.');
     return { pinned: false, reason: 'taskset not found' };
@@ -117,6 +120,28 @@ function setUpPinning() {
   const clientPinned = pinSelf();
   if (!clientPinned) console.warn(`bench: WARNING the client is not pinned (allowed CPUs: ${allowedCpus() ?? 'unknown'}).`);
   return { pinned: true, serverCore: Number(SERVER_CORE), clientCore: clientPinned ? Number(CLIENT_CORE) : null };
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined where unavailable. */
+const CLOCK_TICKS = (() => {
+  const probe = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const ticks = Number(probe.stdout?.trim());
+  return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
+})();
+
+function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime, stime (fields 14 and 15)
+  } catch {
+    return undefined;
+  }
+}
+
+function selfCpuSeconds() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -213,7 +238,36 @@ function childEnv(extra) {
 // ---------------------------------------------------------------------------------------------------
 // Load.
 
-function runLoad(title, url, headers, duration) {
+/**
+ * autocannon's own latency histogram has 1 ms resolution, too coarse for sub-millisecond answers, so the
+ * response times it reports are also counted here in 10 µs buckets (up to 10 s; slower ones share the last).
+ */
+class LatencyHistogram {
+  constructor() {
+    this.bucketUs = 10;
+    this.counts = new Uint32Array(1_000_001);
+    this.total = 0;
+  }
+
+  record(ms) {
+    const bucket = Math.min(this.counts.length - 1, Math.floor((ms * 1000) / this.bucketUs));
+    this.counts[bucket]++;
+    this.total++;
+  }
+
+  percentile(p) {
+    if (this.total === 0) return undefined;
+    const rank = Math.ceil((p / 100) * this.total);
+    let seen = 0;
+    for (let i = 0; i < this.counts.length; i++) {
+      seen += this.counts[i];
+      if (seen >= rank) return ((i + 1) * this.bucketUs) / 1000; // upper edge of the bucket, in ms
+    }
+    return undefined;
+  }
+}
+
+function runLoad(title, url, headers, duration, histogram) {
   return new Promise((resolve, reject) => {
     let settled = false;
     const instance = autocannon(
@@ -233,10 +287,11 @@ function runLoad(title, url, headers, duration) {
       instance.stop();
       reject(new Error(`${title}: autocannon did not finish within ${duration + 30} s`));
     }, (duration + 30) * 1000);
+    if (histogram) instance.on('response', (_client, _statusCode, _bytes, responseTimeMs) => histogram.record(responseTimeMs));
   });
 }
 
-function summarise(result) {
+function summarise(result, histogram, cpu) {
   return {
     requestsPerSecond: {
       average: result.requests.average,
@@ -245,12 +300,16 @@ function summarise(result) {
       max: result.requests.max,
     },
     latencyMs: {
+      // 10 µs resolution, from the response times autocannon reports (see LatencyHistogram)
+      p50: histogram.percentile(50),
+      p90: histogram.percentile(90),
+      p99: histogram.percentile(99),
+      p999: histogram.percentile(99.9),
       average: result.latency.average,
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
       max: result.latency.max,
+      autocannon1msResolution: { p50: result.latency.p50, p99: result.latency.p99 },
     },
+    cpuUtilisation: cpu,
     throughputBytesPerSecond: result.throughput.average,
     totalRequests: result.requests.total,
     '2xx': result['2xx'],
@@ -269,6 +328,7 @@ async function benchmarkServer({ name, label, start, prepare }) {
   const server = start(port);
   try {
     await waitUntilReady(server, base);
+    const serverCpus = allowedCpus(server.child.pid);
     const { url, headers, check } = await prepare(base);
     if (WARMUP > 0) {
       process.stdout.write(`bench: ${label}: warm-up ${WARMUP} s ... `);
@@ -276,10 +336,21 @@ async function benchmarkServer({ name, label, start, prepare }) {
       console.log(`${Math.round(warm.requests.average)} req/s`);
     }
     process.stdout.write(`bench: ${label}: measuring ${DURATION} s with ${CONNECTIONS} connections ... `);
-    const measured = await runLoad(name, url, headers, DURATION);
+    const histogram = new LatencyHistogram();
+    const serverCpuBefore = cpuSecondsOf(server.child.pid);
+    const clientCpuBefore = selfCpuSeconds();
+    const wallBefore = process.hrtime.bigint();
+    const measured = await runLoad(name, url, headers, DURATION, histogram);
+    const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
+    const serverCpuAfter = cpuSecondsOf(server.child.pid);
+    const cpu = {
+      // fraction of one core used during the measured run; server near 1.0 means it is the bottleneck
+      server: serverCpuBefore === undefined || serverCpuAfter === undefined ? null : (serverCpuAfter - serverCpuBefore) / wallSeconds,
+      client: (selfCpuSeconds() - clientCpuBefore) / wallSeconds,
+    };
     console.log(`${Math.round(measured.requests.average)} req/s`);
     if (hasExited(server)) throw new Error(`${server.name} died during the run.\n--- its output ---\n${server.output()}`);
-    return { label, url, command: server.command, check, ...summarise(measured) };
+    return { label, url, command: server.command, serverAllowedCpus: serverCpus ?? null, check, ...summarise(measured, histogram, cpu) };
   } finally {
     await stopServer(server);
   }
@@ -346,7 +417,7 @@ function fmt(n, digits = 0) {
 }
 
 function printTable(rows) {
-  const header = ['server', 'req/s (avg)', 'req/s stddev', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors'];
+  const header = ['server', 'req/s (avg)', 'req/s stddev', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors', 'server CPU', 'client CPU'];
   const body = rows.map((r) => [
     r.label,
     fmt(r.requestsPerSecond.average),
@@ -356,6 +427,8 @@ function printTable(rows) {
     fmt(r['2xx']),
     fmt(r.non2xx),
     fmt(r.errors + r.timeouts),
+    r.cpuUtilisation.server === null ? 'n/a' : `${fmt(r.cpuUtilisation.server * 100)}%`,
+    `${fmt(r.cpuUtilisation.client * 100)}%`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
@@ -376,7 +449,7 @@ async function main() {
   const pinning = setUpPinning();
   const pinned = pinning.pinned;
   console.log(
-    `bench: GET by id | node ${process.version} | ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}) | ` +
+    `bench: GET by id | node ${process.version} | ${CORES} cores (${CPU_MODEL}) | ` +
       (pinned ? `servers on core ${SERVER_CORE}, client on core ${pinning.clientCore ?? 'unpinned'}` : 'UNPINNED') +
       ` | warm-up ${WARMUP} s, measured ${DURATION} s, ${CONNECTIONS} connections, pipelining ${PIPELINING}`,
   );
@@ -390,6 +463,12 @@ async function main() {
   console.log('');
   console.log(`Canon/bare requests/s ratio: ${ratio.toFixed(2)}x (target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'})`);
   console.log(`Canon response: ${canon.check.bodyBytes} bytes, bare response: ${bare.check.bodyBytes} bytes`);
+  if (pinned) console.log(`server CPU affinity as seen in /proc: Canon ${canon.serverAllowedCpus ?? 'n/a'}, bare ${bare.serverAllowedCpus ?? 'n/a'}`);
+  for (const r of [canon, bare]) {
+    if (r.cpuUtilisation.client > 0.9 && r.cpuUtilisation.server !== null && r.cpuUtilisation.server < 0.9) {
+      console.warn(`bench: WARNING ${r.label}: the client used ${fmt(r.cpuUtilisation.client * 100)}% of its core and the server only ${fmt(r.cpuUtilisation.server * 100)}%: this figure is client-bound (a lower bound for the server).`);
+    }
+  }
 
   const problems = [];
   for (const r of [canon, bare]) {
@@ -405,8 +484,8 @@ async function main() {
     machine: {
       node: process.version,
       platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-      cpuModel: os.cpus()[0]?.model ?? 'unknown',
-      cores: os.availableParallelism(),
+      cpuModel: CPU_MODEL,
+      cores: CORES,
     },
     method: {
       client: `autocannon ${autocannonVersion()} (programmatic), in the benchmark process`,
