@@ -95,13 +95,19 @@ export class ResourceService {
     const r = this.resource(name);
     const g = grantFor(ctx.principal, r.def.permissions.create);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not create ${r.name}.`);
-    let values = validateBody(r, 'create', ctx.principal.role, body, ctx.format);
-    if (parent) {
-      const sent = values[parent.field];
+    let input = body;
+    if (parent && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+      // The path names the parent; the body may repeat it but not contradict it.
+      const sent = (body as Record<string, unknown>)[parent.field];
       if (sent !== null && sent !== undefined && sent !== parent.id) {
         throw validation([{ field: parent.field, message: 'must match the parent in the path', value: sent }]);
       }
-      values[parent.field] = parent.id;
+      input = { ...body, [parent.field]: parent.id };
+    }
+    let values = validateBody(r, 'create', ctx.principal.role, input, ctx.format);
+    // Defaults hold for fields this caller may not set too (a customer's order starts `pending`).
+    for (const [field, def] of Object.entries(r.fields)) {
+      if (values[field] === undefined && def.default !== undefined) values[field] = structuredClone(def.default);
     }
     const o = r.def.ownership;
     if (o && !('through' in o) && o.field !== 'id' && (values[o.field] === null || values[o.field] === undefined) && ctx.principal.userId) {
@@ -176,7 +182,7 @@ export class ResourceService {
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
       if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not ${actionName} this ${label(r)}.`);
       if (action.when && !action.when(loaded.record)) {
-        throw new AppError('INVALID_STATE', `This ${label(r)} cannot be ${actionName}ed in its current state.`);
+        throw new AppError('INVALID_STATE', `The ${actionName} action is not available for this ${label(r)} in its current state.`);
       }
       const now = this.now();
       const changes = await run(loaded.record, this.hookContext(ctx, tx, now));
