@@ -2,31 +2,27 @@
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import type { Condition, ConditionOp, SortKey } from '../store/types.js';
-import { signToken, verifyToken } from './tokens.js';
-import { parseValue } from './values.js';
+import type { Condition, SortKey } from '../store/types.js';
+import { parseFilter } from './filters.js';
+import {
+  DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, PAGINATION_PARAMS, decodePosition, detectStyle, encodePosition, parseCount, type PageRequest,
+} from './pagination.js';
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-const OPS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in']);
-const MAX_IN = 100;
-/** Parameters of pagination styles that arrive with the collections issue; rejected clearly until then. */
-const LATER_STYLES = ['offset', 'page', 'per_page', 'page_size', 'page_token', 'after_id'];
+export { DEFAULT_LIMIT, MAX_LIMIT };
+
+/** The sort path of the full-text rank; it exists only in searches. */
+export const RANK = '_rank';
+const MAX_SEARCH = 200;
 
 export interface ListPlan {
   where: Condition[];
   orderBy: SortKey[];
-  limit: number;
-  after?: unknown[];
+  /** Free text for `q`, ranked over the searchable fields. */
+  search?: string;
   fields?: string[];
-  /** Identifies the filters and sort, so a cursor is only accepted for the list it was made for. */
+  page: PageRequest;
+  /** Identifies the filters, sort and search, so a cursor is only accepted for the list it was made for. */
   shape: string;
-}
-
-interface CursorPayload {
-  v: 1;
-  s: string;
-  a: unknown[];
 }
 
 export type QueryInput = Record<string, string | string[] | undefined>;
@@ -39,38 +35,28 @@ function single(details: ErrorDetail[], name: string, value: string | string[] |
   return value;
 }
 
-function parseLimit(details: ErrorDetail[], raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_LIMIT;
-  if (!/^\d{1,6}$/.test(raw)) {
-    details.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}`, value: raw });
-    return DEFAULT_LIMIT;
-  }
-  const n = Number(raw);
-  if (n < 1 || n > MAX_LIMIT) details.push({ field: 'limit', message: `must be an integer from 1 to ${MAX_LIMIT}`, value: raw });
-  return n;
-}
-
-function parseSort(details: ErrorDetail[], r: CompiledResource, raw: string | undefined): SortKey[] {
+function parseSort(details: ErrorDetail[], r: CompiledResource, raw: string | undefined, searching: boolean): SortKey[] {
   const keys: SortKey[] = [];
-  if (raw !== undefined) {
+  if (raw === undefined) {
+    // A search without an explicit sort is ordered best match first.
+    if (searching) keys.push({ path: RANK, desc: false });
+  } else {
     for (const part of raw.split(',')) {
       const desc = part.startsWith('-');
       const path = desc ? part.slice(1) : part;
       const p = r.paths.get(path);
       if (!p || !p.sortable) {
         details.push({ field: 'sort', message: `${path || '(empty)'} is not a sortable field of ${r.name}`, value: part });
-        continue;
-      }
-      if (keys.some((k) => k.path === path)) {
+      } else if (keys.some((k) => k.path === path)) {
         details.push({ field: 'sort', message: `${path} appears twice`, value: part });
-        continue;
+      } else {
+        keys.push({ path, desc });
       }
-      keys.push({ path, desc });
     }
   }
   // Ties are always broken by id, so the order is total and keyset pages never skip or repeat.
-  if (!keys.some((k) => k.path === 'id')) keys.push({ path: 'id', desc: false });
-  return keys.slice(0, keys.findIndex((k) => k.path === 'id') + 1);
+  const idAt = keys.findIndex((k) => k.path === 'id');
+  return idAt >= 0 ? keys.slice(0, idAt + 1) : [...keys, { path: 'id', desc: false }];
 }
 
 function parseFields(details: ErrorDetail[], r: CompiledResource, raw: string | undefined): string[] | undefined {
@@ -83,92 +69,83 @@ function parseFields(details: ErrorDetail[], r: CompiledResource, raw: string | 
   return fields;
 }
 
-/** `field=value`, `field[op]=value`, `price.amount[gte]=100`. */
-function parseFilter(details: ErrorDetail[], r: CompiledResource, key: string, raw: string): Condition | undefined {
-  const m = /^([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)(?:\[([a-z]+)\])?$/.exec(key);
-  const path = m ? r.paths.get(m[1]!) : undefined;
-  if (!m || !path || !path.filterable) {
-    details.push({ field: key, message: `is not a filterable field of ${r.name}`, value: raw });
-    return undefined;
-  }
-  const op = (m[2] ?? 'eq') as ConditionOp;
-  if (!OPS.has(op)) {
-    details.push({ field: key, message: `unknown operator ${m[2]}; use one of ${[...OPS].join(', ')}`, value: raw });
-    return undefined;
-  }
-  if (op === 'in') {
-    const parts = raw.split(',');
-    if (parts.length > MAX_IN) {
-      details.push({ field: key, message: `takes at most ${MAX_IN} values`, value: raw });
-      return undefined;
-    }
-    const values: unknown[] = [];
-    for (const part of parts) {
-      const v = parseValue(path, part);
-      if (!v.ok) {
-        details.push({ field: key, message: v.message, value: part });
-        return undefined;
-      }
-      values.push(v.value);
-    }
-    return { path: path.path, op, value: values };
-  }
-  const v = parseValue(path, raw);
-  if (!v.ok) {
-    details.push({ field: key, message: v.message, value: raw });
-    return undefined;
-  }
-  return { path: path.path, op, value: v.value };
+function parseSearch(details: ErrorDetail[], r: CompiledResource, raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  if (r.searchable.length === 0) details.push({ field: 'q', message: `${r.name} has no searchable fields`, value: raw });
+  else if (raw.trim() === '' || raw.length > MAX_SEARCH) details.push({ field: 'q', message: `must be 1 to ${MAX_SEARCH} characters`, value: raw });
+  return raw;
 }
 
-const RESERVED = new Set(['limit', 'cursor', 'sort', 'fields', 'q']);
+function parsePage(details: ErrorDetail[], query: QueryInput, orderBy: SortKey[], shape: string, secret: string): PageRequest {
+  const present = new Set(Object.keys(query).filter((k) => PAGINATION_PARAMS.has(k) && query[k] !== undefined));
+  const get = (name: string): string | undefined => single(details, name, query[name]);
+  const style = detectStyle(present, details);
+  switch (style) {
+    case 'offset':
+      return { style, limit: parseCount(details, 'limit', get('limit'), DEFAULT_LIMIT, 1, MAX_LIMIT), offset: parseCount(details, 'offset', get('offset'), 0, 0, MAX_OFFSET) };
+    case 'page': {
+      const limit = parseCount(details, 'per_page', get('per_page'), DEFAULT_LIMIT, 1, MAX_LIMIT);
+      const page = parseCount(details, 'page', get('page'), 1, 1, Math.floor(MAX_OFFSET / limit) + 1);
+      return { style, limit, page, offset: (page - 1) * limit };
+    }
+    case 'keyset': {
+      const limit = parseCount(details, 'limit', get('limit'), DEFAULT_LIMIT, 1, MAX_LIMIT);
+      const afterId = get('after_id');
+      if (orderBy.length !== 1) details.push({ field: 'after_id', message: 'pages by id only; use cursor pagination with sort, q or other orders' });
+      if (afterId !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(afterId)) {
+        details.push({ field: 'after_id', message: 'must be a UUID', value: afterId });
+        return { style, limit };
+      }
+      return afterId === undefined ? { style, limit } : { style, limit, afterId: afterId.toLowerCase() };
+    }
+    case 'token': {
+      const limit = parseCount(details, 'page_size', get('page_size'), DEFAULT_LIMIT, 1, MAX_LIMIT);
+      const token = get('page_token');
+      const after = token === undefined ? undefined : decodePosition(details, 'page_token', 'token', token, shape, orderBy.length, secret);
+      return after ? { style, limit, after } : { style, limit };
+    }
+    case 'cursor': {
+      const limit = parseCount(details, 'limit', get('limit'), DEFAULT_LIMIT, 1, MAX_LIMIT);
+      const cursor = get('cursor');
+      const after = cursor === undefined ? undefined : decodePosition(details, 'cursor', 'cursor', cursor, shape, orderBy.length, secret);
+      return after ? { style, limit, after } : { style, limit };
+    }
+  }
+}
 
-export function parseListParams(r: CompiledResource, query: QueryInput, secret: string, ignore: ReadonlySet<string> = new Set()): ListPlan {
+const RESERVED = new Set(['sort', 'fields', 'q']);
+
+export function parseListParams(r: CompiledResource, query: QueryInput, secret: string): ListPlan {
   const details: ErrorDetail[] = [];
   const where: Condition[] = [];
   for (const [key, value] of Object.entries(query)) {
-    if (RESERVED.has(key) || ignore.has(key)) continue;
-    if (LATER_STYLES.includes(key)) {
-      details.push({ field: key, message: 'this pagination style is not available yet; use limit and cursor', value });
-      continue;
-    }
+    if (RESERVED.has(key) || PAGINATION_PARAMS.has(key) || value === undefined) continue;
     const raw = single(details, key, value);
     if (raw === undefined) continue;
     const c = parseFilter(details, r, key, raw);
     if (c) where.push(c);
   }
-  if (query.q !== undefined) details.push({ field: 'q', message: 'free-text search is not available yet', value: query.q });
-  const limit = parseLimit(details, single(details, 'limit', query.limit));
-  const orderBy = parseSort(details, r, single(details, 'sort', query.sort));
+  const search = parseSearch(details, r, single(details, 'q', query.q));
+  const orderBy = parseSort(details, r, single(details, 'sort', query.sort), search !== undefined);
   const fields = parseFields(details, r, single(details, 'fields', query.fields));
-  const shape = shapeOf(where, orderBy);
-  let after: unknown[] | undefined;
-  const cursor = single(details, 'cursor', query.cursor);
-  if (cursor !== undefined) {
-    const payload = verifyToken(cursor, secret) as CursorPayload | undefined;
-    if (!payload || payload.v !== 1 || !Array.isArray(payload.a) || typeof payload.s !== 'string') {
-      details.push({ field: 'cursor', message: 'is not a valid cursor for this list', value: cursor });
-    } else if (payload.s !== shape) {
-      details.push({ field: 'cursor', message: 'was made for other filters or another sort', value: cursor });
-    } else if (payload.a.length !== orderBy.length) {
-      details.push({ field: 'cursor', message: 'is not a valid cursor for this list', value: cursor });
-    } else {
-      after = payload.a;
-    }
-  }
+  const shape = shapeOf(where, orderBy, search);
+  const page = parsePage(details, query, orderBy, shape, secret);
   if (details.length) throw new AppError('INVALID_QUERY', 'The query parameters are invalid.', { details });
-  return { where, orderBy, limit, ...(after ? { after } : {}), ...(fields ? { fields } : {}), shape };
+  return { where, orderBy, ...(search !== undefined ? { search } : {}), ...(fields ? { fields } : {}), page, shape };
 }
 
-function shapeOf(where: Condition[], orderBy: SortKey[]): string {
-  const text = JSON.stringify([where.map((c) => [c.path, c.op, c.value]).sort(), orderBy.map((k) => [k.path, k.desc])]);
+function shapeOf(where: Condition[], orderBy: SortKey[], search: string | undefined): string {
+  const text = JSON.stringify([where.map((c) => JSON.stringify([c.path, c.op, c.value])).sort(), orderBy.map((k) => [k.path, k.desc]), search ?? null]);
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
-/** The cursor continuing after `last`, in the plan's order. */
-export function nextCursor(plan: ListPlan, last: Record<string, unknown>, secret: string): string {
-  const values = plan.orderBy.map((k) => valueAt(last, k.path));
-  return signToken({ v: 1, s: plan.shape, a: values } satisfies CursorPayload, secret);
+/** The position after `last` in the plan's order: the values of its sort keys (the rank included). */
+export function positionAfter(plan: ListPlan, last: Record<string, unknown>, rank: number | undefined): unknown[] {
+  return plan.orderBy.map((k) => (k.path === RANK ? (rank ?? null) : valueAt(last, k.path)));
+}
+
+export function encodeNext(plan: ListPlan, last: Record<string, unknown>, rank: number | undefined, secret: string): string {
+  return encodePosition(plan.page.style === 'token' ? 'token' : 'cursor', plan.shape, positionAfter(plan, last, rank), secret);
 }
 
 function valueAt(record: Record<string, unknown>, path: string): unknown {

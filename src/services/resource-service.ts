@@ -71,7 +71,7 @@ export class ResourceService {
     return this.loadVisible(ctx, this.resource(name), id, this.store);
   }
 
-  async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; total?: number }> {
+  async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; ranks?: number[]; total?: number }> {
     const r = this.resource(name);
     const g = grantFor(ctx.principal, r.def.permissions.read);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not list ${r.name}.`);
@@ -88,7 +88,7 @@ export class ResourceService {
       const owned = !g.all ? true : await owns(this.model, r, record, ctx.principal, this.store);
       rows.push({ record, access: accessFor(r, record, ctx.principal, owned) });
     }
-    return result.total === undefined ? { rows } : { rows, total: result.total };
+    return { rows, ...(result.ranks ? { ranks: result.ranks } : {}), ...(result.total !== undefined ? { total: result.total } : {}) };
   }
 
   async create(ctx: Ctx, name: string, body: unknown, parent?: ParentRef): Promise<Created> {

@@ -25,7 +25,12 @@ export interface SortKey {
 
 export interface ListQuery {
   where: Condition[];
-  /** Always ends with `id`, so the order is total and keyset pages are stable. */
+  /** Free text matched against the resource's searchable fields; enables the `_rank` sort path (best first ascending). */
+  search?: string;
+  /**
+   * Always ends with `id`, so the order is total and keyset pages are stable. Nulls sort first
+   * ascending and last descending, in every adapter.
+   */
   orderBy: SortKey[];
   limit: number;
   /** Keyset position: the sort values of the last row already seen, in `orderBy` order. */
@@ -36,6 +41,8 @@ export interface ListQuery {
 
 export interface ListResult {
   rows: StoredRecord[];
+  /** With a search: each row's rank (lower is better), parallel to `rows`. */
+  ranks?: number[];
   total?: number;
 }
 

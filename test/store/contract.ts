@@ -25,6 +25,8 @@ const things = defineResource({
     at: f.timestamp({ filterable: true, sortable: true }),
     price: f.money({ filterable: true, sortable: true }),
     tags: f.strings(),
+    title: f.string({ searchable: true }),
+    body: f.string({ searchable: true }),
   },
   permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
 });
@@ -43,7 +45,7 @@ function thing(overrides: Partial<StoredRecord> = {}): StoredRecord {
   return {
     id: id(), version: 1, created_at: now, updated_at: now,
     owner_id: null, label: 'x', count: 0, active: true, kind: 'a', at: now,
-    price: { amount: 100, currency: 'EUR' }, tags: ['t'],
+    price: { amount: 100, currency: 'EUR' }, tags: ['t'], title: null, body: null,
     ...overrides,
   };
 }
@@ -205,6 +207,94 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         const q = mine();
         q.where.push({ path: 'label', op: 'eq', value: "q0' OR 1=1 --" } as never);
         assert.equal((await store.list('contract-things', q)).rows.length, 0);
+      });
+    });
+
+    it('walks keyset pages over a nullable sort key in both directions', async () => {
+      const tag = `nulls-${id()}`;
+      const made: StoredRecord[] = [];
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 12; i++) {
+          const r = thing({ kind: 'c', tags: [tag], label: i % 3 === 0 ? null : `n${i % 4}`, count: 1000 + i });
+          made.push(r);
+          await tx.insert('contract-things', r);
+        }
+      });
+      for (const desc of [false, true]) {
+        const orderBy = [{ path: 'label', desc }, { path: 'id', desc: false }];
+        const cmp = (a: StoredRecord, b: StoredRecord): number => {
+          const la = a.label as string | null;
+          const lb = b.label as string | null;
+          // Nulls first ascending, last descending.
+          const byLabel = la === lb ? 0 : la === null ? -1 : lb === null ? 1 : la < lb ? -1 : 1;
+          return (desc ? -byLabel : byLabel) || (a.id < b.id ? -1 : 1);
+        };
+        const seen: string[] = [];
+        let after: unknown[] | undefined;
+        for (let page = 0; page < 20; page++) {
+          const { rows: got } = await store.list('contract-things', { where: [{ path: 'count', op: 'gte', value: 1000 }], orderBy, limit: 5, ...(after ? { after } : {}) });
+          seen.push(...got.map((r) => r.id));
+          if (got.length < 5) break;
+          const last = got[got.length - 1]!;
+          after = [last.label, last.id];
+        }
+        assert.deepEqual(seen, [...made].sort(cmp).map((r) => r.id), desc ? 'descending' : 'ascending');
+      }
+    });
+
+    describe('full-text search', () => {
+      const docs: StoredRecord[] = [];
+      before(async () => {
+        await store.transaction(async (tx) => {
+          for (const [title, body] of [
+            ['Burr grinder', 'Conical burrs grind coffee evenly'],
+            ['Coffee mug', 'A mug for coffee or tea'],
+            ['Tea kettle', 'Boils water; no grinder included'],
+            ['Café au lait bowl', 'Wide bowl'],
+          ] as const) {
+            const r = thing({ title, body, count: 5000 });
+            docs.push(r);
+            await tx.insert('contract-things', r);
+          }
+        });
+      });
+      const search = (text: string, extra: Partial<Parameters<Store['list']>[1]> = {}) =>
+        store.list('contract-things', { where: [{ path: 'count', op: 'eq', value: 5000 }], orderBy: [{ path: '_rank', desc: false }, { path: 'id', desc: false }], limit: 10, search: text, ...extra });
+
+      it('finds by words of any searchable field, best match first, with ranks', async () => {
+        const { rows, ranks } = await search('grinder');
+        assert.deepEqual(rows.map((r) => r.title), ['Burr grinder', 'Tea kettle']);
+        assert.equal(ranks?.length, 2);
+        assert.ok(ranks![0]! <= ranks![1]!);
+        assert.deepEqual((await search('coffee mug')).rows[0]?.title, 'Coffee mug');
+        assert.deepEqual((await search('cafe')).rows.map((r) => r.title), ['Café au lait bowl']);
+        assert.deepEqual((await search('grind')).rows.map((r) => r.title).sort(), ['Burr grinder', 'Tea kettle'], 'the last word matches as a prefix');
+      });
+
+      it('combines with filters, totals and keyset positions', async () => {
+        const all = await search('coffee', { withTotal: true });
+        assert.equal(all.total, 2);
+        const first = await search('coffee', { limit: 1 });
+        const next = await search('coffee', { limit: 1, after: [first.ranks![0], first.rows[0]!.id] });
+        assert.deepEqual([...first.rows, ...next.rows].map((r) => r.id), all.rows.map((r) => r.id));
+        const filtered = await store.list('contract-things', { where: [{ path: 'count', op: 'eq', value: -1 }], orderBy: [{ path: 'id', desc: false }], limit: 10, search: 'coffee' });
+        assert.equal(filtered.rows.length, 0);
+      });
+
+      it('follows updates and deletes', async () => {
+        const doc = docs[1]!;
+        await store.transaction((tx) => tx.update('contract-things', { ...doc, version: 2, title: 'Espresso cup', body: 'Small' }));
+        assert.equal((await search('mug')).rows.length, 0);
+        assert.equal((await search('espresso')).rows[0]?.id, doc.id);
+        await store.transaction((tx) => tx.delete('contract-things', doc.id));
+        assert.equal((await search('espresso')).rows.length, 0);
+      });
+
+      it('treats operators and punctuation from clients as plain words', async () => {
+        for (const text of ['"', 'NEAR(a b)', 'title:grinder', '* OR -', 'a AND', '((', "'; DROP TABLE x; --"]) {
+          await search(text);
+        }
+        assert.equal((await search('!!!')).rows.length, 0);
       });
     });
 

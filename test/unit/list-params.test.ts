@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { commerce } from '../../examples/commerce/index.js';
 import { AppError } from '../../src/errors/app-error.js';
 import { compileModel } from '../../src/model/compile.js';
-import { nextCursor, parseListParams, type QueryInput } from '../../src/query/list-params.js';
+import { encodeNext, parseListParams, type QueryInput } from '../../src/query/list-params.js';
 import { signToken } from '../../src/query/tokens.js';
 
 const model = compileModel(commerce);
@@ -26,14 +26,22 @@ function fails(query: QueryInput): AppError {
 describe('parseListParams', () => {
   it('defaults to 20 rows ordered by id', () => {
     const plan = parseListParams(products, {}, SECRET);
-    assert.equal(plan.limit, 20);
+    assert.deepEqual(plan.page, { style: 'cursor', limit: 20 });
     assert.deepEqual(plan.orderBy, [{ path: 'id', desc: false }]);
     assert.deepEqual(plan.where, []);
   });
 
   const accepted: Array<[string, QueryInput, (p: ReturnType<typeof parseListParams>) => void]> = [
-    ['limit 1', { limit: '1' }, (p) => assert.equal(p.limit, 1)],
-    ['limit 100', { limit: '100' }, (p) => assert.equal(p.limit, 100)],
+    ['limit 1', { limit: '1' }, (p) => assert.deepEqual(p.page, { style: 'cursor', limit: 1 })],
+    ['limit 100', { limit: '100' }, (p) => assert.deepEqual(p.page, { style: 'cursor', limit: 100 })],
+    ['offset style', { offset: '40', limit: '10' }, (p) => assert.deepEqual(p.page, { style: 'offset', limit: 10, offset: 40 })],
+    ['offset style, default limit', { offset: '0' }, (p) => assert.deepEqual(p.page, { style: 'offset', limit: 20, offset: 0 })],
+    ['page style', { page: '3', per_page: '25' }, (p) => assert.deepEqual(p.page, { style: 'page', limit: 25, page: 3, offset: 50 })],
+    ['token style', { page_size: '5' }, (p) => assert.deepEqual(p.page, { style: 'token', limit: 5 })],
+    ['keyset style', { after_id: '01A1FFE4-67FD-73DD-AA99-0BE44C299D25', limit: '7' }, (p) => assert.deepEqual(p.page, { style: 'keyset', limit: 7, afterId: '01a1ffe4-67fd-73dd-aa99-0be44c299d25' })],
+    ['keyset descending by id', { after_id: '01a1ffe4-67fd-73dd-aa99-0be44c299d25', sort: '-id' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'id', desc: true }])],
+    ['search ranks first', { q: 'burr grinder' }, (p) => assert.deepEqual(p.orderBy, [{ path: '_rank', desc: false }, { path: 'id', desc: false }])],
+    ['search with an explicit sort', { q: 'mug', sort: 'name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'name', desc: false }, { path: 'id', desc: false }])],
     ['equality on an enum', { status: 'active' }, (p) => assert.deepEqual(p.where, [{ path: 'status', op: 'eq', value: 'active' }])],
     ['money range', { 'price.amount[gte]': '100' }, (p) => assert.deepEqual(p.where, [{ path: 'price.amount', op: 'gte', value: 100 }])],
     ['in list', { 'status[in]': 'active,draft' }, (p) => assert.deepEqual(p.where, [{ path: 'status', op: 'in', value: ['active', 'draft'] }])],
@@ -63,9 +71,25 @@ describe('parseListParams', () => {
     ['SQL in a sort', { sort: 'name;DROP TABLE products' }],
     ['SQL in a value', { 'price.amount[gt]': '0 OR 1=1' }],
     ['a forged cursor', { cursor: 'abc.def' }],
-    ['a pagination style not yet available', { offset: '10' }],
+    ['a forged page token', { page_token: 'abc.def' }],
+    ['negative offset', { offset: '-1' }],
+    ['page 0', { page: '0' }],
+    ['per_page 101', { per_page: '101' }],
+    ['page_size 0', { page_size: '0' }],
+    ['after_id not a uuid', { after_id: '42' }],
+    ['after_id with another sort', { after_id: '01a1ffe4-67fd-73dd-aa99-0be44c299d25', sort: 'name' }],
+    ['offset with cursor', { offset: '1', cursor: 'x' }],
+    ['page with limit', { page: '1', limit: '10' }],
+    ['token with offset', { page_size: '10', offset: '0' }],
+    ['after_id with cursor', { after_id: '01a1ffe4-67fd-73dd-aa99-0be44c299d25', cursor: 'x' }],
+    ['empty search', { q: '  ' }],
+    ['a bad filter beside a search', { q: 'x', status: 'nope' }],
   ];
   for (const [name, query] of rejected) it(`rejects ${name}`, () => void fails(query));
+
+  it('refuses q on a resource without searchable fields', () => {
+    assert.throws(() => parseListParams(model.resources.get('users')!, { q: 'ada' }, SECRET), (e: unknown) => e instanceof AppError && e.details?.[0]?.field === 'q');
+  });
 
   it('reports one detail per problem', () => {
     const err = fails({ limit: '0', sort: 'password', nonexistent: '1' });
@@ -74,8 +98,10 @@ describe('parseListParams', () => {
 
   it('round-trips a cursor and rejects it for another sort, a tampered payload or another secret', () => {
     const plan = parseListParams(products, { sort: 'name' }, SECRET);
-    const cursor = nextCursor(plan, { id: '01a1ffe4-67fd-73dd-aa99-0be44c299d25', name: 'Mug' }, SECRET);
-    assert.deepEqual(parseListParams(products, { sort: 'name', cursor }, SECRET).after, ['Mug', '01a1ffe4-67fd-73dd-aa99-0be44c299d25']);
+    const cursor = encodeNext(plan, { id: '01a1ffe4-67fd-73dd-aa99-0be44c299d25', name: 'Mug' }, undefined, SECRET);
+    assert.deepEqual(parseListParams(products, { sort: 'name', cursor }, SECRET).page, { style: 'cursor', limit: 20, after: ['Mug', '01a1ffe4-67fd-73dd-aa99-0be44c299d25'] });
+    // A cursor is not a page token.
+    fails({ sort: 'name', page_token: cursor });
     fails({ sort: '-name', cursor });
     fails({ cursor });
     const [body, mac] = cursor.split('.');
@@ -83,6 +109,6 @@ describe('parseListParams', () => {
     fails({ sort: 'name', cursor: tampered });
     fails({ sort: 'name', cursor: body! });
     assert.throws(() => parseListParams(products, { sort: 'name', cursor }, 'other-secret'), AppError);
-    fails({ sort: 'name', cursor: signToken({ v: 1, s: plan.shape, a: ['only one'] }, SECRET) });
+    fails({ sort: 'name', cursor: signToken({ v: 1, k: 'c', s: plan.shape, a: ['only one'] }, SECRET) });
   });
 });

@@ -11,7 +11,8 @@ export function quote(name: string): string {
 
 export function createTable(resource: CompiledResource): string {
   const cols = resource.columns.map((c) => `${quote(c.name)} ${sqlType(c)}`);
-  return `CREATE TABLE IF NOT EXISTS ${quote(resource.table)} (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL${cols.length ? ', ' + cols.join(', ') : ''})`;
+  // An INTEGER PRIMARY KEY keeps rowids stable across VACUUM, which the full-text index relies on.
+  return `CREATE TABLE IF NOT EXISTS ${quote(resource.table)} (rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, version INTEGER NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL${cols.length ? ', ' + cols.join(', ') : ''})`;
 }
 
 export function addColumn(resource: CompiledResource, column: Column): string {
@@ -52,3 +53,28 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS canon_events (
   data TEXT NOT NULL,
   previous_attributes TEXT
 )`;
+
+export function ftsTable(resource: CompiledResource): string {
+  return `fts_${resource.table}`;
+}
+
+/**
+ * An external-content FTS5 index over the searchable fields, kept in step by triggers
+ * (https://sqlite.org/fts5.html#external_content_tables); diacritics fold so "cafe" finds "café".
+ */
+export function searchIndex(resource: CompiledResource): { table: string; statements: string[] } {
+  const t = quote(resource.table);
+  const fts = ftsTable(resource);
+  const f = quote(fts);
+  const cols = resource.searchable.map(quote).join(', ');
+  const newCols = resource.searchable.map((c) => `new.${quote(c)}`).join(', ');
+  const oldCols = resource.searchable.map((c) => `old.${quote(c)}`).join(', ');
+  return {
+    table: `CREATE VIRTUAL TABLE ${f} USING fts5(${cols}, content=${quote(resource.table)}, content_rowid='rid', tokenize='unicode61 remove_diacritics 2')`,
+    statements: [
+      `CREATE TRIGGER IF NOT EXISTS ${quote(`${fts}_ai`)} AFTER INSERT ON ${t} BEGIN INSERT INTO ${f}(rowid, ${cols}) VALUES (new.rid, ${newCols}); END`,
+      `CREATE TRIGGER IF NOT EXISTS ${quote(`${fts}_ad`)} AFTER DELETE ON ${t} BEGIN INSERT INTO ${f}(${f}, rowid, ${cols}) VALUES ('delete', old.rid, ${oldCols}); END`,
+      `CREATE TRIGGER IF NOT EXISTS ${quote(`${fts}_au`)} AFTER UPDATE ON ${t} BEGIN INSERT INTO ${f}(${f}, rowid, ${cols}) VALUES ('delete', old.rid, ${oldCols}); INSERT INTO ${f}(rowid, ${cols}) VALUES (new.rid, ${newCols}); END`,
+    ],
+  };
+}

@@ -9,8 +9,8 @@ import {
   UniqueViolation,
   type Condition, type EventRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
-import { EVENTS_TABLE, addColumn, createTable, indexes, quote } from './ddl.js';
-import { listSql, whereClause } from './queries.js';
+import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
+import { RANK_COLUMN, listSql, whereClause } from './queries.js';
 import { fromRow, toRow, type Row } from './rows.js';
 
 type Db = Database.Database;
@@ -69,11 +69,14 @@ class SqliteOps implements Tx {
 
   async list(resource: string, query: ListQuery): Promise<ListResult> {
     const r = this.resource(resource);
-    const { page, count } = listSql(r, query, tableName);
-    const rows = (this.conn.stmt(page.text).all(...page.params) as Row[]).map((row) => fromRow(r, row));
-    if (!query.withTotal) return { rows };
-    const total = (this.conn.stmt(count.text).get(...count.params) as { n: number }).n;
-    return { rows, total };
+    const sql = listSql(r, query, tableName);
+    // A search with no searchable words matches nothing.
+    if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
+    const raw = this.conn.stmt(sql.page.text).all(...sql.page.params) as Row[];
+    const result: ListResult = { rows: raw.map((row) => fromRow(r, row)) };
+    if (query.search !== undefined) result.ranks = raw.map((row) => row[RANK_COLUMN] as number);
+    if (query.withTotal) result.total = (this.conn.stmt(sql.count.text).get(...sql.count.params) as { n: number }).n;
+    return result;
   }
 
   async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
@@ -130,7 +133,7 @@ export interface SqliteOptions {
 }
 
 export class SqliteStore implements Store {
-  readonly capabilities = { fullTextSearch: false };
+  readonly capabilities = { fullTextSearch: true };
   private readonly writer: Connection;
   private readonly reader: Connection;
   private readonly memory: boolean;
@@ -175,8 +178,32 @@ export class SqliteStore implements Store {
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.
         for (const c of r.columns) if (!existing.has(c.name)) db.exec(addColumn(r, c));
         for (const ix of indexes(r)) db.exec(ix);
+        this.migrateSearch(r);
       }
     })();
+  }
+
+  /** (Re)creates the full-text index when the searchable fields changed, rebuilding it from the table. */
+  private migrateSearch(r: CompiledResource): void {
+    const db = this.writer.db;
+    const name = ftsTable(r);
+    const existing = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { sql: string } | undefined)?.sql;
+    if (r.searchable.length === 0) {
+      if (existing) this.dropSearch(name);
+      return;
+    }
+    const index = searchIndex(r);
+    if (existing === index.table) return;
+    if (existing) this.dropSearch(name);
+    db.exec(index.table);
+    for (const s of index.statements) db.exec(s);
+    db.prepare(`INSERT INTO ${quote(name)}(${quote(name)}) VALUES ('rebuild')`).run();
+  }
+
+  private dropSearch(name: string): void {
+    const db = this.writer.db;
+    for (const suffix of ['ai', 'ad', 'au']) db.exec(`DROP TRIGGER IF EXISTS ${quote(`${name}_${suffix}`)}`);
+    db.exec(`DROP TABLE IF EXISTS ${quote(name)}`);
   }
 
   /** Plain reads see committed data only: a separate connection on files, and waiting for the open transaction in memory. */
