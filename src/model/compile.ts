@@ -15,8 +15,8 @@ export interface QueryPath {
   column: string;
   type: ScalarType;
   values?: readonly string[];
-  /** Emails are stored lowercased, so filters on them are lowercased too. */
-  lowercase?: boolean;
+  /** Emails are stored lowercased, so filters on them are checked as emails and lowercased too. */
+  email?: boolean;
   filterable: boolean;
   sortable: boolean;
 }
@@ -73,7 +73,7 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
       const type = SCALAR[field.type];
       columns.push({ name, type });
       if (!field.hidden) {
-        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { lowercase: true } : {}), filterable: !!field.filterable, sortable: !!field.sortable });
+        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { email: true } : {}), filterable: !!field.filterable, sortable: !!field.sortable });
       }
     }
   }

@@ -3,6 +3,8 @@ import type { QueryPath } from '../model/compile.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^-?\d{1,16}$/;
+// The shape ajv-formats accepts for `email` in bodies, so a filter takes what a body would.
+const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
 // RFC 3339 date-time (or a bare date, read as midnight UTC).
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
@@ -30,6 +32,10 @@ export function parseValue(path: QueryPath, raw: string): Parsed {
       return { ok: true, value: raw };
     case 'string':
       if (raw.length > 1000) return { ok: false, message: 'is too long' };
-      return { ok: true, value: path.lowercase ? raw.toLowerCase() : raw };
+      if (path.email) {
+        if (!EMAIL.test(raw)) return { ok: false, message: 'must be an email address' };
+        return { ok: true, value: raw.toLowerCase() };
+      }
+      return { ok: true, value: raw };
   }
 }

@@ -86,6 +86,35 @@ for (const mode of MODES) {
       assert.ok(head.headers['x-request-id']);
     });
 
+    it('If-None-Match: * and a weak form of the current ETag both give 304', async () => {
+      const p = await createProduct(server);
+      const etag = strongEtag(await server.request('GET', `/v2/products/${p.id}`));
+      for (const inm of ['*', `W/${etag}`, `"other", ${etag}`]) {
+        const res = await server.request('GET', `/v2/products/${p.id}`, { headers: { 'if-none-match': inm } });
+        assert.equal(res.status, 304, `If-None-Match: ${inm}`);
+        assert.equal(res.text, '');
+      }
+    });
+
+    it('HEAD on a list: 200, empty body, same Content-Type and Cache-Control as GET', async () => {
+      const get = await server.request('GET', '/v2/products');
+      const head = await server.request('HEAD', '/v2/products');
+      assert.equal(head.status, 200);
+      assert.equal(head.text, '');
+      assert.equal(head.headers['content-type'], get.headers['content-type']);
+      assert.equal(head.headers['cache-control'], get.headers['cache-control']);
+    });
+
+    it('If-Match: * succeeds; a weak If-Match never matches (strong comparison): 412', async () => {
+      const p = await createProduct(server);
+      const path = `/v2/products/${p.id}`;
+      const etag = strongEtag(await server.request('GET', path));
+      expectError(await server.request('PATCH', path, { headers: { 'if-match': `W/${etag}` }, body: { name: 'weak' } }), 412, 'PRECONDITION_FAILED');
+      const star = await server.request('PATCH', path, { headers: { 'if-match': '*' }, body: { name: 'star' } });
+      assert.equal(star.status, 200, star.text);
+      assert.equal(star.body.name, 'star');
+    });
+
     it('the ETag changes after each write (PATCH, PUT, PATCH)', async () => {
       const p = await createProduct(server);
       const path = `/v2/products/${p.id}`;

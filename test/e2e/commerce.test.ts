@@ -2,7 +2,7 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODES, startServer, createCustomer, createProduct, type TestServer } from '../support/harness.js';
-import { detailFields, expectError, linkOf } from './expect.js';
+import { allowSet, detailFields, expectError, linkOf } from './expect.js';
 
 type Rels = { links: Array<{ rel: string }> };
 const rels = (body: Rels): string[] => body.links.map((l) => l.rel).sort();
@@ -43,6 +43,38 @@ for (const mode of MODES) {
       assert.deepEqual(res.body.total, { amount: 0, currency: 'EUR' });
       assert.equal('currency' in res.body, false, 'virtual currency field should not be represented');
       assert.equal('shipped_at' in res.body, false);
+    });
+
+    it('an order created with currency USD starts at zero USD; a bad currency is 422', async () => {
+      const res = await server.request('POST', '/v2/orders', { body: { user_id: cust.userId, currency: 'USD' } });
+      assert.equal(res.status, 201, res.text);
+      assert.deepEqual(res.body.total, { amount: 0, currency: 'USD' });
+      assert.equal(res.body.status, 'pending');
+      const bad = await server.request('POST', '/v2/orders', { body: { user_id: cust.userId, currency: 'usd' } });
+      assert.ok(detailFields(expectError(bad, 422, 'VALIDATION_ERROR')).includes('currency'));
+      const total = await server.request('POST', '/v2/orders', { key: cust.key, body: { total: { amount: 1, currency: 'EUR' } } });
+      assert.ok(detailFields(expectError(total, 422, 'VALIDATION_ERROR')).includes('total'));
+    });
+
+    it('POST /v2/users/{own id}/orders creates the own order; another user id: 404 NOT_FOUND', async () => {
+      const own = await server.request('POST', `/v2/users/${cust.userId}/orders`, { key: cust.key, body: {} });
+      assert.equal(own.status, 201, own.text);
+      assert.equal(own.headers['location'], `/v2/orders/${own.body.id}`);
+      assert.equal(own.body.user_id, cust.userId);
+      assert.equal(own.body.status, 'pending');
+      expectError(await server.request('POST', `/v2/users/${other.userId}/orders`, { key: cust.key, body: {} }), 404, 'NOT_FOUND');
+    });
+
+    it('actions have their own methods: GET cancel and POST tracking are 405 with Allow', async () => {
+      const id = await newOrder();
+      const get = await server.request('GET', `/v2/orders/${id}/cancel`, { key: cust.key });
+      expectError(get, 405, 'METHOD_NOT_ALLOWED');
+      assert.deepEqual(allowSet(get.headers['allow']), ['OPTIONS', 'POST']);
+      const post = await server.request('POST', `/v2/orders/${id}/tracking`, { key: cust.key });
+      expectError(post, 405, 'METHOD_NOT_ALLOWED');
+      assert.deepEqual(allowSet(post.headers['allow']), ['GET', 'HEAD', 'OPTIONS']);
+      const got = await server.request('GET', `/v2/orders/${id}`);
+      assert.equal(got.body.status, 'pending');
     });
 
     it('a pending order offers self and cancel links to its owner, no tracking', async () => {
@@ -193,6 +225,11 @@ for (const mode of MODES) {
       assert.ok(detailFields(e).includes('rating'), JSON.stringify(e.details));
       e = expectError(await server.request('POST', '/v2/reviews', { key: cust.key, body: { item_id: mug.id, rating: 3, title: 'Spoof', user_id: other.userId } }), 422, 'VALIDATION_ERROR');
       assert.ok(detailFields(e).includes('user_id'), JSON.stringify(e.details));
+    });
+
+    it('an admin key bound to no user cannot write a review: 403 FORBIDDEN', async () => {
+      const res = await server.request('POST', '/v2/reviews', { body: { item_id: mug.id, rating: 3, title: 'Admin' } });
+      expectError(res, 403, 'FORBIDDEN');
     });
 
     it("a customer cannot edit another customer's review: 403 or 404", async () => {

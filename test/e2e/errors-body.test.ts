@@ -115,6 +115,42 @@ for (const mode of MODES) {
       assert.ok(detailFields(e).includes('email'), JSON.stringify(e.details));
     });
 
+    it('a duplicate email differing only in case, or PATCHed onto another user: 409 CONFLICT naming email', async () => {
+      const a = await server.request('POST', '/v2/users', { body: { email: 'case@example.com', full_name: 'Case', password: 'long enough password' } });
+      assert.equal(a.status, 201, a.text);
+      const upper = await server.request('POST', '/v2/users', { body: { email: 'CASE@Example.com', full_name: 'Case 2', password: 'long enough password' } });
+      assert.ok(detailFields(expectError(upper, 409, 'CONFLICT')).includes('email'));
+      const b = await server.request('POST', '/v2/users', { body: { email: 'other-case@example.com', full_name: 'Other', password: 'long enough password' } });
+      assert.equal(b.status, 201, b.text);
+      const patch = await server.request('PATCH', `/v2/users/${b.body.id}`, { body: { email: 'case@example.com' } });
+      assert.ok(detailFields(expectError(patch, 409, 'CONFLICT')).includes('email'));
+      const got = await server.request('GET', `/v2/users/${b.body.id}`);
+      assert.equal(got.body.email, 'other-case@example.com');
+    });
+
+    it('PATCH with Content-Type text/plain: 415; POST with merge-patch+json: 415', async () => {
+      const p = await createProduct(server);
+      const patch = await server.request('PATCH', `/v2/products/${p.id}`, { headers: { 'content-type': 'text/plain' }, body: '{"name":"x"}' });
+      expectError(patch, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      const post = await rawPost(JSON.stringify({ name: 'x', price: PRICE }), { 'content-type': 'application/merge-patch+json' });
+      expectError(post, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    });
+
+    it('a JSON body that is not an object (array, string): 422 VALIDATION_ERROR', async () => {
+      expectError(await rawPost('[]'), 422, 'VALIDATION_ERROR');
+      expectError(await rawPost('"text"'), 422, 'VALIDATION_ERROR');
+    });
+
+    it('application/x-www-form-urlencoded is accepted on writes', async () => {
+      const user = await server.request('POST', '/v2/users', {
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'email=form%40example.com&full_name=Form+User&password=long+enough+password',
+      });
+      assert.equal(user.status, 201, user.text);
+      assert.equal(user.body.email, 'form@example.com');
+      assert.equal(user.body.full_name, 'Form User');
+    });
+
     it('Content-Type text/plain: 415 UNSUPPORTED_MEDIA_TYPE', async () => {
       const res = await rawPost(JSON.stringify({ name: 'x', price: PRICE }), { 'content-type': 'text/plain' });
       expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');

@@ -27,6 +27,10 @@ for (const mode of MODES) {
       expectError(await server.request('POST', `/v2/products/${p.id}/delete`), 404, 'ROUTE_NOT_FOUND');
     });
 
+    it('OPTIONS on an unknown route: 404 ROUTE_NOT_FOUND', async () => {
+      expectError(await server.request('OPTIONS', '/v2/nothing-here'), 404, 'ROUTE_NOT_FOUND');
+    });
+
     it('a non-UUID id in the path: 400 BAD_REQUEST', async () => {
       expectError(await server.request('GET', '/v2/products/not-a-uuid'), 400, 'BAD_REQUEST');
       expectError(await server.request('PATCH', '/v2/products/123', { body: { name: 'x' } }), 400, 'BAD_REQUEST');

@@ -55,6 +55,15 @@ for (const mode of MODES) {
       expectError(await server.request('DELETE', `/v2/products/${p.id}`, { key: alice.key }), 403, 'FORBIDDEN');
     });
 
+    it('list links offer create only where allowed', async () => {
+      const admin = await server.request('GET', '/v2/products');
+      const cust = await server.request('GET', '/v2/products', { key: alice.key });
+      const rels = (r: { body: { links: Array<{ rel: string }> } }) => r.body.links.map((l) => l.rel);
+      assert.ok(rels(admin).includes('self') && rels(admin).includes('create'), JSON.stringify(admin.body.links));
+      assert.ok(rels(cust).includes('self') && !rels(cust).includes('create'), JSON.stringify(cust.body.links));
+      assert.deepEqual(admin.body.links.find((l: { rel: string }) => l.rel === 'create'), { rel: 'create', href: '/v2/products', method: 'POST' });
+    });
+
     it("a customer cannot read another customer's order: 404 NOT_FOUND", async () => {
       assert.equal((await server.request('GET', `/v2/orders/${aliceOrder}`, { key: alice.key })).status, 200);
       expectError(await server.request('GET', `/v2/orders/${bobOrder}`, { key: alice.key }), 404, 'NOT_FOUND');
@@ -106,6 +115,13 @@ for (const mode of MODES) {
       const got = await server.request('GET', `/v2/users/${alice.userId}`);
       assert.equal(got.body.role, 'customer');
       expectError(await server.request('POST', '/v2/products', { key: alice.key, body: { name: 'x', price: { amount: 1, currency: 'EUR' } } }), 403, 'FORBIDDEN');
+    });
+
+    it('password cannot be changed by PATCH or PUT on the user: 422 naming password', async () => {
+      const mine = await server.request('PATCH', `/v2/users/${alice.userId}`, { key: alice.key, body: { password: 'another long password' } });
+      assert.ok(detailFields(expectError(mine, 422, 'VALIDATION_ERROR')).includes('password'));
+      const admin = await server.request('PATCH', `/v2/users/${bob.userId}`, { body: { password: 'another long password' } });
+      assert.ok(detailFields(expectError(admin, 422, 'VALIDATION_ERROR')).includes('password'));
     });
 
     it("a customer cannot read or list other users: 404 / only itself", async () => {
