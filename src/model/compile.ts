@@ -17,6 +17,8 @@ export interface QueryPath {
   values?: readonly string[];
   /** Emails are stored lowercased, so filters on them are checked as emails and lowercased too. */
   email?: boolean;
+  /** Values a filter on this path may take, as bodies would be validated (currencies, patterned strings). */
+  pattern?: RegExp;
   filterable: boolean;
   sortable: boolean;
 }
@@ -50,6 +52,9 @@ const SCALAR: Record<Exclude<FieldType, 'money' | 'string[]'>, ScalarType> = {
   string: 'string', email: 'string', uuid: 'uuid', integer: 'integer', boolean: 'boolean', enum: 'enum', timestamp: 'timestamp',
 };
 
+/** ISO 4217 alphabetic codes, as money bodies are validated. */
+const CURRENCY = /^[A-Z]{3}$/;
+
 export function tableName(resource: string): string {
   return resource.replace(/-/g, '_');
 }
@@ -66,14 +71,14 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
     if (field.type === 'money') {
       columns.push({ name: `${name}_amount`, type: 'integer' }, { name: `${name}_currency`, type: 'string' });
       paths.set(`${name}.amount`, { path: `${name}.amount`, column: `${name}_amount`, type: 'integer', filterable: !!field.filterable, sortable: !!field.sortable });
-      paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', filterable: !!field.filterable, sortable: false });
+      paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', pattern: CURRENCY, filterable: !!field.filterable, sortable: false });
     } else if (field.type === 'string[]') {
       columns.push({ name, type: 'json' });
     } else {
       const type = SCALAR[field.type];
       columns.push({ name, type });
       if (!field.hidden) {
-        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { email: true } : {}), filterable: !!field.filterable, sortable: !!field.sortable });
+        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { email: true } : {}), ...(field.pattern ? { pattern: new RegExp(field.pattern, 'u') } : {}), filterable: !!field.filterable, sortable: !!field.sortable });
       }
     }
   }

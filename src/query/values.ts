@@ -32,6 +32,7 @@ export function parseValue(path: QueryPath, raw: string): Parsed {
       return { ok: true, value: raw };
     case 'string':
       if (raw.length > 1000) return { ok: false, message: 'is too long' };
+      if (path.pattern && !path.pattern.test(raw)) return { ok: false, message: `must match ${path.pattern.source}` };
       if (path.email) {
         if (!EMAIL.test(raw)) return { ok: false, message: 'must be an email address' };
         return { ok: true, value: raw.toLowerCase() };
