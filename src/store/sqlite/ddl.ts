@@ -1,13 +1,13 @@
 // DDL for SQLite from the compiled model: tables, additive columns, unique and query indexes, the event log.
 import type { Column, CompiledResource } from '../../model/compile.js';
+import { quote } from '../sql/queries.js';
+
+export { quote };
 
 export function sqlType(column: Column): string {
   return column.type === 'integer' || column.type === 'boolean' ? 'INTEGER' : 'TEXT';
 }
 
-export function quote(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 export function createTable(resource: CompiledResource): string {
   const cols = resource.columns.map((c) => `${quote(c.name)} ${sqlType(c)}`);

@@ -46,9 +46,3 @@ export function fromRow(resource: CompiledResource, row: Row): StoredRecord {
   }
   return record;
 }
-
-/** A query value as SQLite binds it. */
-export function toSqlValue(value: unknown): unknown {
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value;
-}

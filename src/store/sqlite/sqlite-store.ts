@@ -10,7 +10,8 @@ import {
   type Condition, type EventRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
-import { RANK_COLUMN, listSql, whereClause } from './queries.js';
+import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
+import { sqliteDialect } from './dialect.js';
 import { fromRow, toRow, type Row } from './rows.js';
 
 type Db = Database.Database;
@@ -62,14 +63,14 @@ class SqliteOps implements Tx {
 
   async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     const r = this.resource(resource);
-    const w = whereClause(r, where, tableName);
+    const w = whereClause(sqliteDialect, r, where, tableName);
     const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE ${w.text} LIMIT 1`).get(...w.params) as Row | undefined;
     return row ? fromRow(r, row) : null;
   }
 
   async list(resource: string, query: ListQuery): Promise<ListResult> {
     const r = this.resource(resource);
-    const sql = listSql(r, query, tableName);
+    const sql = listSql(sqliteDialect, r, query, tableName);
     // A search with no searchable words matches nothing.
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     const raw = this.conn.stmt(sql.page.text).all(...sql.page.params) as Row[];

@@ -1,9 +1,23 @@
-// Builds parameterised SQL for conditions, ordering and keyset positions; client values only ever travel as bound parameters.
+// Builds parameterised SQL for conditions, ordering, keyset positions and searches, for any SQL dialect;
+// client values only ever travel as bound parameters (written `?`; PostgreSQL numbers them).
 import type { CompiledResource } from '../../model/compile.js';
 import type { Condition, ListQuery, SortKey } from '../types.js';
-import { ftsTable, quote } from './ddl.js';
-import { bm25Weights, matchExpression } from './search.js';
-import { toSqlValue } from './rows.js';
+
+/** What differs between SQL engines in the statements Canon builds. */
+export interface Dialect {
+  /** Null-safe equality and inequality operators. */
+  same: string;
+  differs: string;
+  /** ORDER BY suffix making nulls sort first ascending and last descending, as the store contract says. */
+  nulls(desc: boolean): string;
+  value(v: unknown): unknown;
+  /** The matching rows of a search with a `_rank` column (lower is better), or undefined when the text has no words. */
+  searchSource(resource: CompiledResource, text: string): Sql | undefined;
+}
+
+export function quote(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
 
 export interface Sql {
   text: string;
@@ -24,7 +38,7 @@ function column(resource: CompiledResource, path: string): string {
 
 const OPS = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-export function whereClause(resource: CompiledResource, where: Condition[], tableOf: (name: string) => string): Sql {
+export function whereClause(d: Dialect, resource: CompiledResource, where: Condition[], tableOf: (name: string) => string): Sql {
   const parts: string[] = [];
   const params: unknown[] = [];
   for (const c of where) {
@@ -40,14 +54,14 @@ export function whereClause(resource: CompiledResource, where: Condition[], tabl
           parts.push('0');
         } else {
           parts.push(`${col} IN (${values.map(() => '?').join(', ')})`);
-          params.push(...values.map(toSqlValue));
+          params.push(...values.map(d.value));
         }
         break;
       }
       case 'ne':
         // Null-safe: rows whose value is null are "not equal" too.
-        parts.push(c.value === null ? `${col} IS NOT NULL` : `${col} IS NOT ?`);
-        if (c.value !== null) params.push(toSqlValue(c.value));
+        parts.push(c.value === null ? `${col} IS NOT NULL` : `${col} ${d.differs} ?`);
+        if (c.value !== null) params.push(d.value(c.value));
         break;
       default:
         if (c.op === 'eq' && c.value === null) {
@@ -55,16 +69,16 @@ export function whereClause(resource: CompiledResource, where: Condition[], tabl
           break;
         }
         parts.push(`${col} ${OPS[c.op]} ?`);
-        params.push(toSqlValue(c.value));
+        params.push(d.value(c.value));
     }
   }
   return { text: parts.length ? parts.join(' AND ') : '1', params };
 }
 
-/** "Strictly after `value`" on one key, knowing SQLite sorts nulls first ascending and last descending. */
-function strictlyAfter(col: string, desc: boolean, value: unknown, params: unknown[]): string {
-  if (value === null || value === undefined) return desc ? '0' : `${col} IS NOT NULL`;
-  params.push(toSqlValue(value));
+/** "Strictly after `value`" on one key, with nulls first ascending and last descending. */
+function strictlyAfter(d: Dialect, col: string, desc: boolean, value: unknown, params: unknown[]): string {
+  if (value === null || value === undefined) return desc ? '1 = 0' : `${col} IS NOT NULL`;
+  params.push(d.value(value));
   return desc ? `(${col} < ? OR ${col} IS NULL)` : `${col} > ?`;
 }
 
@@ -72,53 +86,42 @@ function strictlyAfter(col: string, desc: boolean, value: unknown, params: unkno
  * The keyset predicate "strictly after `after` in `orderBy` order", expanded so that mixed
  * directions and nulls work: (a > x) OR (a IS x AND b < y) OR (a IS x AND b IS y AND id > z).
  */
-export function keysetClause(resource: CompiledResource, orderBy: SortKey[], after: unknown[]): Sql {
+export function keysetClause(d: Dialect, resource: CompiledResource, orderBy: SortKey[], after: unknown[]): Sql {
   const ors: string[] = [];
   const params: unknown[] = [];
   for (let i = 0; i < orderBy.length; i++) {
     const ands: string[] = [];
     for (let j = 0; j < i; j++) {
-      ands.push(`${column(resource, orderBy[j]!.path)} IS ?`);
-      params.push(toSqlValue(after[j] ?? null));
+      ands.push(`${column(resource, orderBy[j]!.path)} ${d.same} ?`);
+      params.push(d.value(after[j] ?? null));
     }
-    ands.push(strictlyAfter(column(resource, orderBy[i]!.path), orderBy[i]!.desc, after[i], params));
+    ands.push(strictlyAfter(d, column(resource, orderBy[i]!.path), orderBy[i]!.desc, after[i], params));
     ors.push(`(${ands.join(' AND ')})`);
   }
   return { text: `(${ors.join(' OR ')})`, params };
 }
 
-export function orderClause(resource: CompiledResource, orderBy: SortKey[]): string {
-  return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}`).join(', ');
+export function orderClause(d: Dialect, resource: CompiledResource, orderBy: SortKey[]): string {
+  return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}${d.nulls(k.desc)}`).join(', ');
 }
 
-/** The rows a list reads from: the table, or with a search the matching rows and their rank. */
-function source(resource: CompiledResource, match: string | undefined): Sql {
-  const table = quote(resource.table);
-  if (match === undefined) return { text: table, params: [] };
-  const fts = quote(ftsTable(resource));
-  return {
-    text: `(SELECT t.*, bm25(${fts}, ${bm25Weights(resource.searchable.length)}) AS ${RANK_COLUMN} FROM ${table} AS t JOIN ${fts} ON ${fts}.rowid = t.rid WHERE ${fts} MATCH ?)`,
-    params: [match],
-  };
-}
-
-export function listSql(resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): { page: Sql; count: Sql } | undefined {
-  let match: string | undefined;
+export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): { page: Sql; count: Sql } | undefined {
+  let from: Sql = { text: quote(resource.table), params: [] };
   if (q.search !== undefined) {
-    match = matchExpression(q.search);
-    if (match === undefined) return undefined;
+    const searched = d.searchSource(resource, q.search);
+    if (!searched) return undefined;
+    from = searched;
   }
-  const from = source(resource, match);
-  const where = whereClause(resource, q.where, tableOf);
+  const where = whereClause(d, resource, q.where, tableOf);
   const count: Sql = { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
   let text = `SELECT * FROM ${from.text} WHERE ${where.text}`;
   const params = [...from.params, ...where.params];
   if (q.after) {
-    const k = keysetClause(resource, q.orderBy, q.after);
+    const k = keysetClause(d, resource, q.orderBy, q.after);
     text += ` AND ${k.text}`;
     params.push(...k.params);
   }
-  text += ` ORDER BY ${orderClause(resource, q.orderBy)} LIMIT ?`;
+  text += ` ORDER BY ${orderClause(d, resource, q.orderBy)} LIMIT ?`;
   params.push(q.limit);
   if (q.offset) {
     text += ' OFFSET ?';

@@ -1,0 +1,23 @@
+// The SQLite dialect: IS / IS NOT for null-safe comparison, default null ordering, booleans as 0/1, FTS5 searches.
+import type { CompiledResource } from '../../model/compile.js';
+import { RANK_COLUMN, quote, type Dialect, type Sql } from '../sql/queries.js';
+import { ftsTable } from './ddl.js';
+import { bm25Weights, matchExpression } from './search.js';
+
+export const sqliteDialect: Dialect = {
+  same: 'IS',
+  differs: 'IS NOT',
+  // SQLite already sorts nulls first ascending and last descending; an explicit clause could cost the index.
+  nulls: () => '',
+  value: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
+  searchSource(resource: CompiledResource, text: string): Sql | undefined {
+    const match = matchExpression(text);
+    if (match === undefined) return undefined;
+    const table = quote(resource.table);
+    const fts = quote(ftsTable(resource));
+    return {
+      text: `(SELECT t.*, bm25(${fts}, ${bm25Weights(resource.searchable.length)}) AS ${RANK_COLUMN} FROM ${table} AS t JOIN ${fts} ON ${fts}.rowid = t.rid WHERE ${fts} MATCH ?)`,
+      params: [match],
+    };
+  },
+};
