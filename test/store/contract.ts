@@ -119,7 +119,7 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       const ids = [id(), id(), id()];
       await store.transaction(async (tx) => {
         for (const e of ids) {
-          await tx.appendEvent({ id: e, type: 'thing.updated', resource: 'contract-things', object_id: e, owner_id: 'o', api_version: '2026-03-01', created_at: new Date().toISOString(), data: { object: { id: e } }, previous_attributes: { label: 'old' } });
+          await tx.appendEvent({ id: e, type: 'thing.updated', resource: 'contract-things', object_id: e, owner_id: ids[0]!, api_version: '2026-03-01', created_at: new Date().toISOString(), data: { object: { id: e } }, previous_attributes: { label: 'old' } });
         }
       });
       const all = await store.listEvents(0, 10_000);

@@ -11,6 +11,8 @@ export interface Dialect {
   /** ORDER BY suffix making nulls sort first ascending and last descending, as the store contract says. */
   nulls(desc: boolean): string;
   value(v: unknown): unknown;
+  /** The select list of a table's rows (`*`, or explicit columns to leave out internal ones). */
+  columns(resource: CompiledResource): string;
   /** The matching rows of a search with a `_rank` column (lower is better), or undefined when the text has no words. */
   searchSource(resource: CompiledResource, text: string): Sql | undefined;
 }
@@ -51,7 +53,7 @@ export function whereClause(d: Dialect, resource: CompiledResource, where: Condi
       case 'in': {
         const values = c.value as unknown[];
         if (values.length === 0) {
-          parts.push('0');
+          parts.push('1 = 0');
         } else {
           parts.push(`${col} IN (${values.map(() => '?').join(', ')})`);
           params.push(...values.map(d.value));
@@ -72,7 +74,7 @@ export function whereClause(d: Dialect, resource: CompiledResource, where: Condi
         params.push(d.value(c.value));
     }
   }
-  return { text: parts.length ? parts.join(' AND ') : '1', params };
+  return { text: parts.length ? parts.join(' AND ') : '1 = 1', params };
 }
 
 /** "Strictly after `value`" on one key, with nulls first ascending and last descending. */
@@ -114,7 +116,7 @@ export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, ta
   }
   const where = whereClause(d, resource, q.where, tableOf);
   const count: Sql = { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
-  let text = `SELECT * FROM ${from.text} WHERE ${where.text}`;
+  let text = `SELECT ${q.search !== undefined ? '*' : d.columns(resource)} FROM ${from.text} WHERE ${where.text}`;
   const params = [...from.params, ...where.params];
   if (q.after) {
     const k = keysetClause(d, resource, q.orderBy, q.after);

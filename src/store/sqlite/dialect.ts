@@ -10,13 +10,14 @@ export const sqliteDialect: Dialect = {
   // SQLite already sorts nulls first ascending and last descending; an explicit clause could cost the index.
   nulls: () => '',
   value: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
+  columns: () => '*',
   searchSource(resource: CompiledResource, text: string): Sql | undefined {
     const match = matchExpression(text);
     if (match === undefined) return undefined;
     const table = quote(resource.table);
     const fts = quote(ftsTable(resource));
     return {
-      text: `(SELECT t.*, bm25(${fts}, ${bm25Weights(resource.searchable.length)}) AS ${RANK_COLUMN} FROM ${table} AS t JOIN ${fts} ON ${fts}.rowid = t.rid WHERE ${fts} MATCH ?)`,
+      text: `(SELECT t.*, bm25(${fts}, ${bm25Weights(resource.searchable.length)}) AS ${RANK_COLUMN} FROM ${table} AS t JOIN ${fts} ON ${fts}.rowid = t.rid WHERE ${fts} MATCH ?) AS s`,
       params: [match],
     };
   },

@@ -1,0 +1,51 @@
+// DDL for PostgreSQL from the compiled model: typed columns, a weighted tsvector for search, unique and query indexes.
+import type { Column, CompiledResource } from '../../model/compile.js';
+import { quote } from '../sql/queries.js';
+
+export const SEARCH_COLUMN = '_search';
+
+const TYPES: Record<Column['type'], string> = {
+  string: 'text', enum: 'text', uuid: 'uuid', integer: 'bigint', boolean: 'boolean', timestamp: 'timestamptz', json: 'jsonb',
+};
+
+export function pgType(column: Column): string {
+  return TYPES[column.type];
+}
+
+export function createTable(r: CompiledResource): string {
+  const cols = r.columns.map((c) => `${quote(c.name)} ${pgType(c)}`);
+  if (r.searchable.length) cols.push(`${SEARCH_COLUMN} tsvector`);
+  return `CREATE TABLE IF NOT EXISTS ${quote(r.table)} (id uuid PRIMARY KEY, version integer NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL${cols.length ? ', ' + cols.join(', ') : ''})`;
+}
+
+/** Unique indexes, one (column, id) index per filterable or sortable path, foreign keys, and a GIN index for search. */
+export function indexes(r: CompiledResource): string[] {
+  const t = r.table;
+  const out: string[] = [];
+  for (const field of r.uniqueFields) out.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${quote(`ux_${t}_${field}`)} ON ${quote(t)} (${quote(field)})`);
+  const seen = new Set<string>(['id']);
+  const add = (column: string): void => {
+    if (seen.has(column)) return;
+    seen.add(column);
+    out.push(`CREATE INDEX IF NOT EXISTS ${quote(`ix_${t}_${column}`)} ON ${quote(t)} (${quote(column)}, id)`);
+  };
+  for (const path of r.paths.values()) if (path.filterable || path.sortable) add(path.column);
+  for (const [name, field] of r.stored) if (field.references) add(name);
+  if (r.searchable.length) out.push(`CREATE INDEX IF NOT EXISTS ${quote(`gx_${t}_search`)} ON ${quote(t)} USING gin (${SEARCH_COLUMN})`);
+  return out;
+}
+
+export const META_TABLE = 'CREATE TABLE IF NOT EXISTS canon_meta (key text PRIMARY KEY, value text NOT NULL)';
+
+export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS canon_events (
+  sequence bigserial PRIMARY KEY,
+  id uuid NOT NULL UNIQUE,
+  type text NOT NULL,
+  resource text NOT NULL,
+  object_id uuid NOT NULL,
+  owner_id uuid,
+  api_version text NOT NULL,
+  created_at timestamptz NOT NULL,
+  data jsonb NOT NULL,
+  previous_attributes jsonb
+)`;

@@ -1,0 +1,264 @@
+// The PostgreSQL store (`pg`, pooled): serializable transactions retried on conflict, migrations under an advisory lock.
+import pg from 'pg';
+import type { CompiledModel, CompiledResource } from '../../model/compile.js';
+import { tableName } from '../../model/compile.js';
+import { RANK_COLUMN, listSql, quote, whereClause } from '../sql/queries.js';
+import {
+  UniqueViolation,
+  type Condition, type EventRecord, type ListQuery, type ListResult, type Store, type StoredEvent, type StoredRecord, type Tx,
+} from '../types.js';
+import { EVENTS_TABLE, META_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
+import { numbered, pgDialect } from './dialect.js';
+import { columnList, fromRow, toRow, type Row } from './rows.js';
+import { searchDocument } from './search.js';
+
+/** Every Canon process takes this advisory lock to migrate, so several can start at once. */
+const MIGRATION_LOCK = 0x63616e6f; // "cano"
+const MAX_ATTEMPTS = 8;
+/** SQLSTATEs worth retrying the whole transaction for: serialization failure and deadlock. */
+const RETRYABLE = new Set(['40001', '40P01']);
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+// int8 (counts, amounts, sequences) as numbers: every value Canon stores is within Number.MAX_SAFE_INTEGER.
+const types = {
+  getTypeParser: ((oid: number, format?: string) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
+};
+
+function eventFromRow(row: Row): StoredEvent {
+  return {
+    sequence: Number(row.sequence),
+    id: row.id as string,
+    type: row.type as string,
+    resource: row.resource as string,
+    object_id: row.object_id as string,
+    owner_id: (row.owner_id as string | null) ?? null,
+    api_version: row.api_version as string,
+    created_at: (row.created_at as Date).toISOString(),
+    data: row.data as Record<string, unknown>,
+    previous_attributes: (row.previous_attributes as Record<string, unknown> | null) ?? undefined,
+  };
+}
+
+class PgOps implements Tx {
+  constructor(private readonly db: Queryable, private readonly model: () => CompiledModel) {}
+
+  private resource(name: string): CompiledResource {
+    const r = this.model().resources.get(name);
+    if (!r) throw new Error(`unknown resource ${name}`);
+    return r;
+  }
+
+  private async rows(sql: string, params: unknown[]): Promise<Row[]> {
+    return (await this.db.query(numbered(sql), params)).rows as Row[];
+  }
+
+  async get(resource: string, id: string): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    try {
+      const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ?`, [id]);
+      return row ? fromRow(r, row) : null;
+    } catch (err) {
+      // Not a UUID: no object can have that id.
+      if ((err as { code?: string }).code === '22P02') return null;
+      throw err;
+    }
+  }
+
+  async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    const w = whereClause(pgDialect, r, where, tableName);
+    const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE ${w.text} LIMIT 1`, w.params);
+    return row ? fromRow(r, row) : null;
+  }
+
+  async list(resource: string, query: ListQuery): Promise<ListResult> {
+    const r = this.resource(resource);
+    const sql = listSql(pgDialect, r, query, tableName);
+    if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
+    const raw = await this.rows(sql.page.text, sql.page.params);
+    const result: ListResult = { rows: raw.map((row) => fromRow(r, row)) };
+    if (query.search !== undefined) result.ranks = raw.map((row) => Number(row[RANK_COLUMN]));
+    if (query.withTotal) result.total = Number((await this.rows(sql.count.text, sql.count.params))[0]!.n);
+    return result;
+  }
+
+  async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    return (await this.rows('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?', [afterSequence, limit])).map(eventFromRow);
+  }
+
+  async insert(resource: string, record: StoredRecord): Promise<void> {
+    const r = this.resource(resource);
+    const row = toRow(r, record);
+    const cols = Object.keys(row);
+    const values = cols.map(() => '?');
+    const params = cols.map((c) => row[c]);
+    if (r.searchable.length) {
+      const doc = searchDocument(r, record);
+      cols.push(SEARCH_COLUMN);
+      values.push(doc.sql);
+      params.push(...doc.params);
+    }
+    await this.write(r, `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES (${values.join(', ')})`, params);
+  }
+
+  async update(resource: string, record: StoredRecord): Promise<void> {
+    const r = this.resource(resource);
+    const row = toRow(r, record);
+    const cols = Object.keys(row).filter((c) => c !== 'id');
+    const sets = cols.map((c) => `${quote(c)} = ?`);
+    const params = cols.map((c) => row[c]);
+    if (r.searchable.length) {
+      const doc = searchDocument(r, record);
+      sets.push(`${SEARCH_COLUMN} = ${doc.sql}`);
+      params.push(...doc.params);
+    }
+    await this.write(r, `UPDATE ${quote(r.table)} SET ${sets.join(', ')} WHERE id = ?`, [...params, record.id]);
+  }
+
+  async delete(resource: string, id: string): Promise<boolean> {
+    const r = this.resource(resource);
+    return ((await this.db.query(numbered(`DELETE FROM ${quote(r.table)} WHERE id = ?`), [id])).rowCount ?? 0) > 0;
+  }
+
+  async appendEvent(e: EventRecord): Promise<StoredEvent> {
+    const [row] = await this.rows(
+      'INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence',
+      [e.id, e.type, e.resource, e.object_id, e.owner_id, e.api_version, e.created_at, JSON.stringify(e.data), e.previous_attributes ? JSON.stringify(e.previous_attributes) : null],
+    );
+    return { ...e, sequence: Number(row!.sequence) };
+  }
+
+  /** Maps unique violations (SQLSTATE 23505) to the store contract's UniqueViolation, naming the field. */
+  private async write(r: CompiledResource, sql: string, params: unknown[]): Promise<void> {
+    try {
+      await this.db.query(numbered(sql), params);
+    } catch (err) {
+      const e = err as { code?: string; constraint?: string };
+      if (e.code === '23505') {
+        const prefix = `ux_${r.table}_`;
+        throw new UniqueViolation(r.name, e.constraint?.startsWith(prefix) ? e.constraint.slice(prefix.length) : 'id');
+      }
+      throw err;
+    }
+  }
+}
+
+export interface PgOptions {
+  connectionString: string;
+  /** Pool size per process. */
+  max?: number;
+}
+
+export class PgStore implements Store {
+  readonly capabilities = { fullTextSearch: true };
+  private readonly pool: pg.Pool;
+  private model: CompiledModel | undefined;
+  private readonly reads: PgOps;
+
+  constructor(options: PgOptions) {
+    this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, types });
+    // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
+    this.pool.on('error', () => undefined);
+    this.reads = new PgOps(this.pool, () => this.requireModel());
+  }
+
+  private requireModel(): CompiledModel {
+    if (!this.model) throw new Error('store used before migrate()');
+    return this.model;
+  }
+
+  async migrate(model: CompiledModel): Promise<void> {
+    this.model = model;
+    const client = await this.pool.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      await client.query(META_TABLE);
+      await client.query(EVENTS_TABLE);
+      for (const r of model.resources.values()) {
+        await client.query(createTable(r));
+        // Additive changes only: new columns are added; nothing is dropped or retyped on start.
+        for (const c of r.columns) await client.query(`ALTER TABLE ${quote(r.table)} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${pgType(c)}`);
+        if (r.searchable.length) await client.query(`ALTER TABLE ${quote(r.table)} ADD COLUMN IF NOT EXISTS ${SEARCH_COLUMN} tsvector`);
+        for (const ix of indexes(r)) await client.query(ix);
+        await this.migrateSearch(client, r);
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
+      client.release();
+    }
+  }
+
+  /** Recomputes every row's search document when the searchable fields changed since the last start. */
+  private async migrateSearch(client: pg.PoolClient, r: CompiledResource): Promise<void> {
+    if (!r.searchable.length) return;
+    const key = `search:${r.table}`;
+    const wanted = r.searchable.join(',');
+    const current = (await client.query('SELECT value FROM canon_meta WHERE key = $1', [key])).rows[0]?.value as string | undefined;
+    if (current === wanted) return;
+    const ops = new PgOps(client, () => this.requireModel());
+    let after = '00000000-0000-0000-0000-000000000000';
+    for (let batch = 0; batch < 1_000_000; batch++) {
+      const { rows } = await ops.list(r.name, { where: [{ path: 'id', op: 'gt', value: after }], orderBy: [{ path: 'id', desc: false }], limit: 500 });
+      for (const record of rows) await ops.update(r.name, record);
+      if (rows.length < 500) break;
+      after = rows[rows.length - 1]!.id;
+    }
+    await client.query('INSERT INTO canon_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, wanted]);
+  }
+
+  get(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.reads.get(resource, id);
+  }
+
+  findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
+    return this.reads.findOne(resource, where);
+  }
+
+  list(resource: string, query: ListQuery): Promise<ListResult> {
+    return this.reads.list(resource, query);
+  }
+
+  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    return this.reads.listEvents(afterSequence, limit);
+  }
+
+  /**
+   * SERIALIZABLE makes every read-check-write (If-Match, state checks, order totals) safe across
+   * processes; a transaction that loses a conflict is run again from the start, a bounded number of times.
+   */
+  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        const result = await fn(new PgOps(client, () => this.requireModel()));
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        if (attempt < MAX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+          continue;
+        }
+        throw err;
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      await this.pool.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+

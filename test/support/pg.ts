@@ -1,0 +1,37 @@
+// PostgreSQL for tests: each call makes its own database (dropped afterwards) on CANON_TEST_DATABASE_URL's server.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const PG_URL = process.env.CANON_TEST_DATABASE_URL;
+export const PG_SKIP = PG_URL ? false : 'CANON_TEST_DATABASE_URL is not set: PostgreSQL suites skipped';
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!PG_URL) throw new Error(String(PG_SKIP));
+  const name = `canon_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: PG_URL });
+      await c.connect();
+      try {
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
