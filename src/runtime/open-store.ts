@@ -1,4 +1,5 @@
 // Chooses the store adapter from DATABASE_URL; the only module that knows which backends exist.
+import { PgStore } from '../store/postgres/pg-store.js';
 import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/types.js';
 
@@ -8,15 +9,13 @@ export interface StoreTarget {
   file: string | undefined;
 }
 
-export function openStore(url: string): StoreTarget {
+export function openStore(url: string, poolSize = 10): StoreTarget {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" needs a path, such as sqlite:./data/canon.db or sqlite::memory:');
     const memory = path === ':memory:';
     return { store: new SqliteStore({ path }), file: memory ? undefined : path };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) {
-    throw new Error('PostgreSQL is not supported by this build yet; use sqlite:<path> (see docs/configuration.md).');
-  }
-  throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path> or sqlite::memory:`);
+  if (/^postgres(ql)?:\/\//.test(url)) return { store: new PgStore({ connectionString: url, max: poolSize }), file: undefined };
+  throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path>, sqlite::memory: or postgres://…`);
 }

@@ -1,16 +1,16 @@
 // Every collection refuses bad parameters with 400 INVALID_QUERY and details; SQL text never reaches SQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { errorShape, startServer, type TestServer } from '../support/harness.js';
+import { errorShape, MODES, startServer, type TestServer } from '../support/harness.js';
 import { fixtures, type CollectionFixture } from './fixtures.js';
 
 const SQL = "1' OR '1'='1'; DROP TABLE products; --";
 
-describe('collections refuse bad parameters', () => {
+for (const mode of MODES.filter((m) => m.startsWith('inject'))) describe(`collections refuse bad parameters (${mode})`, () => {
   let server: TestServer;
   let all: CollectionFixture[];
   before(async () => {
-    server = await startServer('inject');
+    server = await startServer(mode);
     all = await fixtures(server);
     for (const f of all) for (let i = 0; i < 3; i++) await f.make(i);
   });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SYSTEM } from '../../src/auth/principal.js';
 import { publicView } from '../../src/services/views.js';
-import { startServer, type Mode, type TestServer } from '../support/harness.js';
+import { MODES, startServer, type Mode, type TestServer } from '../support/harness.js';
 import { comparator, fixtures, type CollectionFixture } from './fixtures.js';
 
 
@@ -94,6 +94,6 @@ function suite(mode: Mode, indexes: number[]): void {
   });
 }
 
-suite('inject', [0, 1, 2, 3, 4, 5, 6, 7]);
-// Over a real socket once, on products (fixture 0): the rest of the HTTP surface is covered by test/e2e in both modes.
-suite('listen', [0]);
+// Every fixture in-process on each store; over a real socket once, on products (fixture 0): the rest of
+// the HTTP surface is covered by test/e2e in every mode.
+for (const mode of MODES) suite(mode, mode.startsWith('inject') ? [0, 1, 2, 3, 4, 5, 6, 7] : [0]);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type Config } from '../../src/config/config.js';
 import type { AppDef } from '../../src/model/types.js';
 import { createRuntime, type Runtime } from '../../src/runtime/compose.js';
+import { createTestDatabase, PG_URL } from './pg.js';
 
 export const ADMIN_KEY = 'ck_test_admin_key_0123456789abcdefghij';
 /** Cheap scrypt parameters for tests; production uses the OWASP minimum. */
@@ -23,8 +24,11 @@ export interface RequestOptions {
   key?: string | null;
 }
 
-export type Mode = 'inject' | 'listen';
-export const MODES: Mode[] = ['inject', 'listen'];
+/** How a test reaches Canon (in-process inject or a real socket) and which store runs underneath. */
+export type Transport = 'inject' | 'listen';
+export type Mode = Transport | `${Transport}/postgres`;
+/** Every suite runs on SQLite, and on PostgreSQL too when CANON_TEST_DATABASE_URL is set. */
+export const MODES: Mode[] = ['inject', 'listen', ...(PG_URL ? (['inject/postgres', 'listen/postgres'] as const) : [])];
 
 export interface TestServer {
   runtime: Runtime;
@@ -36,10 +40,12 @@ export interface TestServer {
 }
 
 export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef): Promise<TestServer> {
-  const config = resolveConfig({ databaseUrl: 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
+  const db = mode.endsWith('/postgres') ? await createTestDatabase() : undefined;
+  const config = resolveConfig({ databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
   const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}) });
   let baseUrl: string | undefined;
-  if (mode === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
+  const transport: Transport = mode.startsWith('listen') ? 'listen' : 'inject';
+  if (transport === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
   const request = async (method: string, path: string, options: RequestOptions = {}): Promise<Response> => {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const key = options.key === undefined ? ADMIN_KEY : options.key;
@@ -52,7 +58,7 @@ export async function startServer(mode: Mode, overrides: Partial<Config> = {}, a
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
       }
     }
-    if (mode === 'inject') {
+    if (transport === 'inject') {
       const res = await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) });
       const flat: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
@@ -64,7 +70,11 @@ export async function startServer(mode: Mode, overrides: Partial<Config> = {}, a
     res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
     return { status: res.status, headers: flat, text, body: parse(text) };
   };
-  return { runtime, app: runtime.app, mode, baseUrl, request, close: () => runtime.close() };
+  const close = async (): Promise<void> => {
+    await runtime.close();
+    await db?.drop();
+  };
+  return { runtime, app: runtime.app, mode, baseUrl, request, close };
 }
 
 function parse(text: string): unknown {
