@@ -1,0 +1,31 @@
+// The counters contract the rate limiter builds on: token buckets and sliding windows, exact under concurrency.
+
+/** `capacity` tokens, refilled continuously at `capacity / periodSeconds` per second (`600/60`). */
+export interface TokenBucket {
+  capacity: number;
+  periodSeconds: number;
+}
+
+/** At most `limit` consumptions in any `windowSeconds`-long window (a sliding log, not an approximation). */
+export interface SlidingWindow {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface Consumption {
+  allowed: boolean;
+  limit: number;
+  /** What is left after this consumption (0 when refused). */
+  remaining: number;
+  /** Unix seconds when the counter is whole again (bucket full, or window empty). */
+  resetAt: number;
+  /** Seconds until a refused consumption could succeed (the next token); 0 when allowed. */
+  retryAfter: number;
+}
+
+export interface Counters {
+  tokenBucket(key: string, bucket: TokenBucket, cost?: number): Promise<Consumption>;
+  slidingWindow(key: string, window: SlidingWindow, cost?: number): Promise<Consumption>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
