@@ -18,7 +18,8 @@ commands:
 options:
   --port N         listen port (PORT, default 3000)
   --host H         listen address (HOST, default 127.0.0.1)
-  --db URL         sqlite:<path> or sqlite::memory: (DATABASE_URL)
+  --db URL         sqlite:<path>, sqlite::memory: or postgres://… (DATABASE_URL)
+  --redis URL      redis://… for counters and event fan-out shared by processes (REDIS_URL)
   --config FILE    resource definition module (CANON_CONFIG)
   --name TEXT      keys create: the key's name
   --user ID        keys create: bind the key to this user (otherwise an admin key)
@@ -32,6 +33,7 @@ function configFrom(values: Record<string, string | boolean | undefined>): Confi
   }
   if (typeof values.host === 'string') flags.host = values.host;
   if (typeof values.db === 'string') flags.databaseUrl = values.db;
+  if (typeof values.redis === 'string') flags.redisUrl = values.redis;
   if (typeof values.config === 'string') flags.configModule = values.config;
   return resolveConfig(fromEnv(process.env), flags);
 }
@@ -40,7 +42,7 @@ async function serve(config: Config): Promise<void> {
   const runtime = await createRuntime(config);
   const address = await runtime.app.listen({ port: config.port, host: config.host });
   const base = address.replace('[::1]', 'localhost');
-  console.log(`Canon is serving ${base}/v2 (database ${config.databaseUrl})`);
+  console.log(`Canon is serving ${base}/v2 (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
   console.log(`  health: ${base}/healthz`);
   if (runtime.seeded) console.log('  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
   if (runtime.generatedAdminKey) console.log(`  development admin API key: ${runtime.generatedAdminKey}\n  try: curl -H "X-API-Key: ${runtime.generatedAdminKey}" ${base}/v2/products`);
@@ -50,6 +52,11 @@ async function serve(config: Config): Promise<void> {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+}
+
+/** Hides the password of a connection URL before it is printed. */
+function redact(url: string): string {
+  return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 }
 
 async function createKey(config: Config, name: string | undefined, userId: string | undefined): Promise<void> {
@@ -67,7 +74,7 @@ async function main(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, config: { type: 'string' },
+      port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, redis: { type: 'string' }, config: { type: 'string' },
       name: { type: 'string' }, user: { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });

@@ -7,6 +7,12 @@ export interface Config {
   host: string;
   /** `sqlite:<path>`, `sqlite::memory:` (PostgreSQL arrives with the scale-out issue). */
   databaseUrl: string;
+  /** Shared counters and event fan-out across processes; in-process when unset. */
+  redisUrl: string | undefined;
+  /** Namespaces Redis keys and channels, so deployments can share a Redis. */
+  redisPrefix: string;
+  /** Connections per process to PostgreSQL. */
+  dbPoolSize: number;
   production: boolean;
   /** An admin API key with exactly this secret exists at start. */
   adminApiKey: string | undefined;
@@ -33,6 +39,9 @@ export const DEFAULTS: Config = {
   port: 3000,
   host: '127.0.0.1',
   databaseUrl: 'sqlite:./data/canon.db',
+  redisUrl: undefined,
+  redisPrefix: 'canon:',
+  dbPoolSize: 10,
   production: false,
   adminApiKey: undefined,
   configModule: undefined,
@@ -64,6 +73,9 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('port', int(env.PORT, 'PORT'));
   set('host', env.HOST || undefined);
   set('databaseUrl', env.DATABASE_URL || undefined);
+  set('redisUrl', env.REDIS_URL || undefined);
+  set('redisPrefix', env.CANON_REDIS_PREFIX || undefined);
+  set('dbPoolSize', int(env.CANON_DB_POOL_SIZE, 'CANON_DB_POOL_SIZE'));
   set('production', env.NODE_ENV === 'production' ? true : undefined);
   set('adminApiKey', env.CANON_ADMIN_API_KEY || undefined);
   set('configModule', env.CANON_CONFIG || undefined);

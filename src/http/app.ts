@@ -36,6 +36,8 @@ export interface HttpDeps {
   authenticate: Authenticator;
   /** The secret that signs cursors. */
   secret: string;
+  /** Dependencies /readyz checks, by name (the store, and Redis when configured). */
+  readiness: Record<string, () => Promise<boolean>>;
   logger?: boolean;
 }
 

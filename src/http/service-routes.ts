@@ -12,11 +12,14 @@ export function registerServiceRoutes(app: FastifyInstance, deps: HttpDeps, rout
   });
   routes.add('/readyz', ['GET']);
   app.get('/readyz', async (_req, reply) => {
-    if (!(await deps.store.ping())) {
-      throw new AppError('SERVICE_UNAVAILABLE', 'The store does not answer.', { details: [{ field: 'store', message: 'unreachable' }], headers: { 'retry-after': '5' } });
+    const names = Object.keys(deps.readiness);
+    const results = await Promise.all(names.map((n) => deps.readiness[n]!().catch(() => false)));
+    const down = names.filter((_, i) => !results[i]);
+    if (down.length) {
+      throw new AppError('SERVICE_UNAVAILABLE', `Not ready: ${down.join(', ')} unreachable.`, { details: down.map((field) => ({ field, message: 'unreachable' })), headers: { 'retry-after': '5' } });
     }
     reply.header('cache-control', 'no-store');
-    return { status: 'ready', checks: { store: 'ok' } };
+    return { status: 'ready', checks: Object.fromEntries(names.map((n) => [n, 'ok'])) };
   });
   for (const path of ['/healthz', '/readyz']) {
     app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());

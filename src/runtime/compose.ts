@@ -12,7 +12,14 @@ import { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
 import { persistentValue, randomSecret } from './data-dir.js';
+import { openShared } from './open-shared.js';
 import { openStore } from './open-store.js';
+import type { Counters } from '../counters/types.js';
+import type { FanOut } from '../fanout/types.js';
+import type { StoredEvent } from '../store/types.js';
+
+/** The fan-out channel carrying committed events. */
+export const EVENTS_CHANNEL = 'events';
 import { seedIfEmpty } from './seed.js';
 
 export interface Runtime {
@@ -21,6 +28,8 @@ export interface Runtime {
   services: ResourceService;
   model: CompiledModel;
   config: Config;
+  counters: Counters;
+  fanout: FanOut;
   /** The development admin key when Canon generated it (printed at start). */
   generatedAdminKey: string | undefined;
   seeded: boolean;
@@ -48,7 +57,7 @@ export function withPlatform(app: AppDef): AppDef {
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
   const model = compileModel(withPlatform(appDef ?? (await loadAppDef(config.configModule))));
-  const { store } = openStore(config.databaseUrl);
+  const { store } = openStore(config.databaseUrl, 1);
   await store.migrate(model);
   await store.close();
 }
@@ -56,10 +65,15 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const appDef = withPlatform(options.appDef ?? (await loadAppDef(config.configModule)));
   const model = compileModel(appDef);
-  const { store, file } = openStore(config.databaseUrl);
+  const { store, file } = openStore(config.databaseUrl, config.dbPoolSize);
   await store.migrate(model);
+  const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
-  const services = new ResourceService(store, model, clock, config.passwordCost);
+  // Committed events go to every process (their SSE clients, later); a failed publish never fails the write.
+  const publish = (events: StoredEvent[]): void => {
+    shared.fanout.publish(EVENTS_CHANNEL, JSON.stringify(events)).catch(() => undefined);
+  };
+  const services = new ResourceService(store, model, clock, config.passwordCost, publish);
 
   if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
   const secret = config.secret ?? persistentValue(file, '.canon-secret', randomSecret);
@@ -76,14 +90,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const app = await buildHttpApp({
     model, services, store, config, secret,
     authenticate: apiKeyAuthenticator(store, model.users),
+    readiness: { store: () => store.ping(), ...(shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {}) },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   await app.ready();
   return {
-    app, store, services, model, config, generatedAdminKey, seeded,
+    app, store, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,
     close: async () => {
       await app.close();
       await store.close();
+      await shared.counters.close();
+      await shared.fanout.close();
     },
   };
 }

@@ -6,12 +6,13 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, writableFields, type BodyFormat } from '../model/validate.js';
-import { UniqueViolation, type Condition, type ListQuery, type Reader, type Store, type StoredRecord, type Tx } from '../store/types.js';
+import { UniqueViolation, type Condition, type ListQuery, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
 import { accessFor, ownerOf, owns, type Loaded } from './access.js';
 
 export type { Loaded };
 import { buildEvent } from './events.js';
 import { applyMergePatch } from './merge-patch.js';
+import { RecordingTx } from './recording-tx.js';
 import { grantFor, none, ownerCondition } from './permissions.js';
 import { anyStoredChange, changedFields, publicView } from './views.js';
 
@@ -44,7 +45,21 @@ export class ResourceService {
     readonly model: CompiledModel,
     private readonly clock: () => Date = () => new Date(),
     private readonly passwordCost: ScryptCost = DEFAULT_SCRYPT_COST,
+    /** Called with a transaction's events once it has committed (the fan-out publishes them). */
+    private readonly onCommit?: (events: StoredEvent[]) => void,
   ) {}
+
+  /** Runs `fn` in one store transaction and hands its events on after the commit, never before. */
+  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    let recorder: RecordingTx | undefined;
+    const result = await this.store.transaction((tx) => {
+      // A retried transaction starts over with a fresh recorder.
+      recorder = new RecordingTx(tx);
+      return fn(recorder);
+    });
+    if (recorder && recorder.events.length > 0) this.onCommit?.(recorder.events);
+    return result;
+  }
 
   resource(name: string): CompiledResource {
     const r = this.model.resources.get(name);
@@ -115,7 +130,7 @@ export class ResourceService {
     }
     const now = this.now();
     if (r.def.hooks?.prepare) values = await r.def.hooks.prepare(values, this.prepareContext(ctx, now));
-    return this.store.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       if (parent) await this.loadVisible(ctx, this.resource(parent.resource), parent.id, tx);
       await this.checkReferences(ctx, r, values, tx);
       const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
@@ -137,7 +152,7 @@ export class ResourceService {
   /** PUT (whole replacement, omitted optional fields reset) or PATCH (JSON Merge Patch, RFC 7396). */
   async update(ctx: Ctx, name: string, id: string, mode: 'replace' | 'patch', body: unknown, precondition?: Precondition): Promise<Loaded> {
     const r = this.resource(name);
-    return this.store.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx);
       if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
@@ -162,7 +177,7 @@ export class ResourceService {
 
   async remove(ctx: Ctx, name: string, id: string, precondition?: Precondition): Promise<void> {
     const r = this.resource(name);
-    await this.store.transaction(async (tx) => {
+    await this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx);
       if (!loaded.access.delete) throw new AppError('FORBIDDEN', `You may not delete this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
@@ -176,7 +191,7 @@ export class ResourceService {
     const action = r.def.actions?.[actionName];
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
-    return this.store.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx);
       const g = grantFor(ctx.principal, action.allow);
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);

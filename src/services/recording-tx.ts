@@ -1,0 +1,42 @@
+// A transaction wrapper that records the events appended in it, so they can be fanned out once committed.
+import type { Condition, EventRecord, ListQuery, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
+
+export class RecordingTx implements Tx {
+  readonly events: StoredEvent[] = [];
+
+  constructor(private readonly tx: Tx) {}
+
+  get(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.tx.get(resource, id);
+  }
+
+  findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
+    return this.tx.findOne(resource, where);
+  }
+
+  list(resource: string, query: ListQuery): Promise<ListResult> {
+    return this.tx.list(resource, query);
+  }
+
+  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    return this.tx.listEvents(afterSequence, limit);
+  }
+
+  insert(resource: string, record: StoredRecord): Promise<void> {
+    return this.tx.insert(resource, record);
+  }
+
+  update(resource: string, record: StoredRecord): Promise<void> {
+    return this.tx.update(resource, record);
+  }
+
+  delete(resource: string, id: string): Promise<boolean> {
+    return this.tx.delete(resource, id);
+  }
+
+  async appendEvent(event: EventRecord): Promise<StoredEvent> {
+    const stored = await this.tx.appendEvent(event);
+    this.events.push(stored);
+    return stored;
+  }
+}

@@ -1,0 +1,94 @@
+// Two `canon serve` processes on one PostgreSQL (and Redis): one object seen by both, unique emails exact, events fanned out.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { RedisFanOut } from '../../src/fanout/redis-fanout.js';
+import { ADMIN_KEY } from '../support/harness.js';
+import { createTestDatabase, PG_SKIP, type TestDatabase } from '../support/pg.js';
+import { startCanon, type CanonProcess } from '../support/processes.js';
+import { REDIS_URL, runPrefix } from '../support/redis.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: Json }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'x-api-key': ADMIN_KEY, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Json) : {} };
+}
+
+describe('two processes on one PostgreSQL', { skip: PG_SKIP }, () => {
+  let db: TestDatabase;
+  let a: CanonProcess;
+  let b: CanonProcess;
+  const prefix = runPrefix();
+  before(async () => {
+    db = await createTestDatabase();
+    const env = { DATABASE_URL: db.url, CANON_ADMIN_API_KEY: ADMIN_KEY, CANON_SECRET: 'shared-secret', CANON_REDIS_PREFIX: prefix, ...(REDIS_URL ? { REDIS_URL } : {}) };
+    // Both start at once: migrations serialise on the advisory lock.
+    [a, b] = await Promise.all([startCanon(env), startCanon(env)]);
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db?.drop();
+  });
+
+  it('creates through one, reads, updates and deletes through the other', async () => {
+    const created = await call(a.url, 'POST', '/v2/products', { name: 'Shared', price: { amount: 500, currency: 'EUR' } });
+    assert.equal(created.status, 201);
+    const path = created.headers.get('location')!;
+    const read = await call(b.url, 'GET', path);
+    assert.equal(read.status, 200);
+    assert.equal(read.body.name, 'Shared');
+    const etag = read.headers.get('etag')!;
+    const patched = await call(b.url, 'PATCH', path, { name: 'Renamed' }, { 'if-match': etag });
+    assert.equal(patched.status, 200);
+    assert.notEqual(patched.headers.get('etag'), etag);
+    const again = await call(a.url, 'GET', path);
+    assert.equal(again.body.name, 'Renamed');
+    assert.equal(again.headers.get('etag'), patched.headers.get('etag'));
+    const stale = await call(a.url, 'DELETE', path, undefined, { 'if-match': etag });
+    assert.equal(stale.status, 412);
+    assert.equal((await call(a.url, 'DELETE', path)).status, 204);
+    assert.equal((await call(b.url, 'GET', path)).status, 404);
+  });
+
+  it('20 concurrent creates of one email over both processes: one 201, nineteen 409', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(i % 2 ? a.url : b.url, 'POST', '/v2/users', { email: 'race@example.com', full_name: `Racer ${i}`, password: 'long enough password' })),
+    );
+    const statuses = results.map((r) => r.status).sort();
+    assert.deepEqual(statuses, [201, ...Array(19).fill(409)]);
+    for (const r of results.filter((x) => x.status === 409)) assert.equal(r.body.error.code, 'CONFLICT');
+  });
+
+  it('cursors made by one process are accepted by the other', async () => {
+    for (let i = 0; i < 5; i++) await call(a.url, 'POST', '/v2/products', { name: `P${i}`, price: { amount: i, currency: 'EUR' } });
+    const first = await call(a.url, 'GET', '/v2/products?limit=2&sort=price.amount');
+    const next = await call(b.url, 'GET', `/v2/products?limit=2&sort=price.amount&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`);
+    assert.equal(next.status, 200);
+    assert.deepEqual(next.body.data.map((p: Json) => p.price.amount), [2, 3]);
+  });
+
+  it('fans committed events out through Redis to every process', { skip: REDIS_URL ? false : 'CANON_TEST_REDIS_URL is not set' }, async () => {
+    const listener = new RedisFanOut({ url: REDIS_URL!, prefix: `${prefix}events:` });
+    const received: Json[] = [];
+    const off = await listener.subscribe('events', (m) => received.push(...(JSON.parse(m) as Json[])));
+    const created = await call(b.url, 'POST', '/v2/products', { name: 'Announced', price: { amount: 1, currency: 'EUR' } });
+    for (let i = 0; i < 40 && !received.some((e) => e.object_id === created.body.id); i++) await new Promise((r) => setTimeout(r, 50));
+    const event = received.find((e) => e.object_id === created.body.id);
+    assert.equal(event?.type, 'product.created');
+    assert.equal(event?.data.object.name, 'Announced');
+    await off();
+    await listener.close();
+  });
+
+  it('reports both dependencies ready', async () => {
+    const ready = await call(a.url, 'GET', '/readyz');
+    assert.equal(ready.status, 200);
+    assert.equal(ready.body.checks.store, 'ok');
+    if (REDIS_URL) assert.equal(ready.body.checks.redis, 'ok');
+  });
+});
