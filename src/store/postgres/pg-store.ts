@@ -9,7 +9,8 @@ import {
 } from '../types.js';
 import { EVENTS_TABLE, META_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
 import { numbered, pgDialect } from './dialect.js';
-import { columnList, fromRow, toRow, type Row } from './rows.js';
+import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
+import { columnList, pgCodec } from './rows.js';
 import { searchDocument } from './search.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */
@@ -24,21 +25,6 @@ type Queryable = pg.Pool | pg.PoolClient;
 const types = {
   getTypeParser: ((oid: number, format?: string) => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser,
 };
-
-function eventFromRow(row: Row): StoredEvent {
-  return {
-    sequence: Number(row.sequence),
-    id: row.id as string,
-    type: row.type as string,
-    resource: row.resource as string,
-    object_id: row.object_id as string,
-    owner_id: (row.owner_id as string | null) ?? null,
-    api_version: row.api_version as string,
-    created_at: (row.created_at as Date).toISOString(),
-    data: row.data as Record<string, unknown>,
-    previous_attributes: (row.previous_attributes as Record<string, unknown> | null) ?? undefined,
-  };
-}
 
 class PgOps implements Tx {
   constructor(private readonly db: Queryable, private readonly model: () => CompiledModel) {}
@@ -57,7 +43,7 @@ class PgOps implements Tx {
     const r = this.resource(resource);
     try {
       const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ?`, [id]);
-      return row ? fromRow(r, row) : null;
+      return row ? fromRow(r, row, pgCodec) : null;
     } catch (err) {
       // Not a UUID: no object can have that id.
       if ((err as { code?: string }).code === '22P02') return null;
@@ -69,7 +55,7 @@ class PgOps implements Tx {
     const r = this.resource(resource);
     const w = whereClause(pgDialect, r, where, tableName);
     const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE ${w.text} LIMIT 1`, w.params);
-    return row ? fromRow(r, row) : null;
+    return row ? fromRow(r, row, pgCodec) : null;
   }
 
   async list(resource: string, query: ListQuery): Promise<ListResult> {
@@ -77,19 +63,19 @@ class PgOps implements Tx {
     const sql = listSql(pgDialect, r, query, tableName);
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     const raw = await this.rows(sql.page.text, sql.page.params);
-    const result: ListResult = { rows: raw.map((row) => fromRow(r, row)) };
+    const result: ListResult = { rows: raw.map((row) => fromRow(r, row, pgCodec)) };
     if (query.search !== undefined) result.ranks = raw.map((row) => Number(row[RANK_COLUMN]));
     if (query.withTotal) result.total = Number((await this.rows(sql.count.text, sql.count.params))[0]!.n);
     return result;
   }
 
   async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    return (await this.rows('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?', [afterSequence, limit])).map(eventFromRow);
+    return (await this.rows('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?', [afterSequence, limit])).map((row) => eventFromRow(row, pgCodec));
   }
 
   async insert(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
-    const row = toRow(r, record);
+    const row = toRow(r, record, pgCodec);
     const cols = Object.keys(row);
     const values = cols.map(() => '?');
     const params = cols.map((c) => row[c]);
@@ -104,7 +90,7 @@ class PgOps implements Tx {
 
   async update(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
-    const row = toRow(r, record);
+    const row = toRow(r, record, pgCodec);
     const cols = Object.keys(row).filter((c) => c !== 'id');
     const sets = cols.map((c) => `${quote(c)} = ?`);
     const params = cols.map((c) => row[c]);

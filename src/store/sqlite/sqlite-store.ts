@@ -12,7 +12,8 @@ import {
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
-import { fromRow, toRow, type Row } from './rows.js';
+import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
+import { sqliteCodec } from './rows.js';
 
 type Db = Database.Database;
 
@@ -30,21 +31,6 @@ class Connection {
   }
 }
 
-function eventFromRow(row: Row): StoredEvent {
-  return {
-    sequence: row.sequence as number,
-    id: row.id as string,
-    type: row.type as string,
-    resource: row.resource as string,
-    object_id: row.object_id as string,
-    owner_id: (row.owner_id as string | null) ?? null,
-    api_version: row.api_version as string,
-    created_at: row.created_at as string,
-    data: JSON.parse(row.data as string) as Record<string, unknown>,
-    previous_attributes: row.previous_attributes ? (JSON.parse(row.previous_attributes as string) as Record<string, unknown>) : undefined,
-  };
-}
-
 /** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
 class SqliteOps implements Tx {
   constructor(private readonly conn: Connection, private readonly model: () => CompiledModel) {}
@@ -58,14 +44,14 @@ class SqliteOps implements Tx {
   async get(resource: string, id: string): Promise<StoredRecord | null> {
     const r = this.resource(resource);
     const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id = ?`).get(id) as Row | undefined;
-    return row ? fromRow(r, row) : null;
+    return row ? fromRow(r, row, sqliteCodec) : null;
   }
 
   async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     const r = this.resource(resource);
     const w = whereClause(sqliteDialect, r, where, tableName);
     const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE ${w.text} LIMIT 1`).get(...w.params) as Row | undefined;
-    return row ? fromRow(r, row) : null;
+    return row ? fromRow(r, row, sqliteCodec) : null;
   }
 
   async list(resource: string, query: ListQuery): Promise<ListResult> {
@@ -74,7 +60,7 @@ class SqliteOps implements Tx {
     // A search with no searchable words matches nothing.
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     const raw = this.conn.stmt(sql.page.text).all(...sql.page.params) as Row[];
-    const result: ListResult = { rows: raw.map((row) => fromRow(r, row)) };
+    const result: ListResult = { rows: raw.map((row) => fromRow(r, row, sqliteCodec)) };
     if (query.search !== undefined) result.ranks = raw.map((row) => row[RANK_COLUMN] as number);
     if (query.withTotal) result.total = (this.conn.stmt(sql.count.text).get(...sql.count.params) as { n: number }).n;
     return result;
@@ -82,12 +68,12 @@ class SqliteOps implements Tx {
 
   async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
     const rows = this.conn.stmt('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?').all(afterSequence, limit) as Row[];
-    return rows.map(eventFromRow);
+    return rows.map((row) => eventFromRow(row, sqliteCodec));
   }
 
   async insert(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
-    const row = toRow(r, record);
+    const row = toRow(r, record, sqliteCodec);
     const cols = Object.keys(row);
     const sql = `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
     this.write(r, () => this.conn.stmt(sql).run(...cols.map((c) => row[c])));
@@ -95,7 +81,7 @@ class SqliteOps implements Tx {
 
   async update(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
-    const row = toRow(r, record);
+    const row = toRow(r, record, sqliteCodec);
     const cols = Object.keys(row).filter((c) => c !== 'id');
     const sql = `UPDATE ${quote(r.table)} SET ${cols.map((c) => `${quote(c)} = ?`).join(', ')} WHERE id = ?`;
     this.write(r, () => this.conn.stmt(sql).run(...cols.map((c) => row[c]), record.id));

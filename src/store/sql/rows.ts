@@ -1,0 +1,63 @@
+// Maps records to rows and back for SQL adapters: money as two columns, arrays as JSON; a codec covers each engine's types.
+import type { CompiledResource } from '../../model/compile.js';
+import type { FieldType } from '../../model/types.js';
+import type { StoredEvent, StoredRecord } from '../types.js';
+
+export type Row = Record<string, unknown>;
+
+/** How one engine stores the scalar types that differ: booleans, timestamps and JSON. */
+export interface Codec {
+  encode(type: FieldType, value: unknown): unknown;
+  decode(type: FieldType, value: unknown): unknown;
+}
+
+export function toRow(r: CompiledResource, record: StoredRecord, codec: Codec): Row {
+  const row: Row = { id: record.id, version: record.version, created_at: record.created_at, updated_at: record.updated_at };
+  for (const [name, field] of r.stored) {
+    const value = record[name];
+    if (field.type === 'money') {
+      const money = value as { amount: number; currency: string } | null | undefined;
+      row[`${name}_amount`] = money ? money.amount : null;
+      row[`${name}_currency`] = money ? money.currency : null;
+    } else {
+      row[name] = value === null || value === undefined ? null : codec.encode(field.type, value);
+    }
+  }
+  return row;
+}
+
+export function fromRow(r: CompiledResource, row: Row, codec: Codec): StoredRecord {
+  const record: StoredRecord = {
+    id: row.id as string,
+    version: Number(row.version),
+    created_at: codec.decode('timestamp', row.created_at) as string,
+    updated_at: codec.decode('timestamp', row.updated_at) as string,
+  };
+  for (const [name, field] of r.stored) {
+    if (field.type === 'money') {
+      const amount = row[`${name}_amount`];
+      record[name] = amount === null || amount === undefined ? null : { amount: Number(amount), currency: row[`${name}_currency`] };
+    } else {
+      const raw = row[name];
+      record[name] = raw === null || raw === undefined ? null : codec.decode(field.type, raw);
+    }
+  }
+  return record;
+}
+
+/** The event log row shape shared by the adapters (JSON columns and timestamps through the codec). */
+export function eventFromRow(row: Row, codec: Codec): StoredEvent {
+  const prev = row.previous_attributes;
+  return {
+    sequence: Number(row.sequence),
+    id: row.id as string,
+    type: row.type as string,
+    resource: row.resource as string,
+    object_id: row.object_id as string,
+    owner_id: (row.owner_id as string | null) ?? null,
+    api_version: row.api_version as string,
+    created_at: codec.decode('timestamp', row.created_at) as string,
+    data: codec.decode('string[]', row.data) as Record<string, unknown>,
+    previous_attributes: prev === null || prev === undefined ? undefined : (codec.decode('string[]', prev) as Record<string, unknown>),
+  };
+}
