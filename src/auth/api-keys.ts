@@ -1,20 +1,17 @@
 // API keys: `ck_` secrets with 256 random bits, stored as SHA-256 digests, resolved to a Principal per request.
-import { createHash, randomBytes } from 'node:crypto';
 import type { Principal } from './principal.js';
+import { digest, randomSecret } from './secrets.js';
 import type { Reader } from '../store/types.js';
 
 export const API_KEYS = 'api-keys';
 
 export function generateApiKey(): string {
-  return `ck_${randomBytes(32).toString('base64url')}`;
+  return randomSecret('ck_');
 }
 
-/**
- * A fast digest is enough here: the secret has 256 bits of entropy, so it cannot be guessed
- * offline the way a password can (unlike passwords, which get scrypt).
- */
+/** Keys have 256 bits of entropy, so a SHA-256 digest is enough (passwords get scrypt instead). */
 export function hashApiKey(secret: string): string {
-  return createHash('sha256').update(secret).digest('base64url');
+  return digest(secret);
 }
 
 /** The non-secret prefix shown in listings so people can tell their keys apart. */

@@ -1,6 +1,6 @@
 // The principal: who a request acts as, whatever mechanism authenticated it; permission checks read only this.
 
-export type CredentialKind = 'api_key' | 'system';
+export type CredentialKind = 'api_key' | 'bearer' | 'client_certificate' | 'session' | 'system';
 
 export interface Principal {
   kind: CredentialKind;
@@ -9,7 +9,10 @@ export interface Principal {
   /** The user the credential acts for; null for admin keys not bound to a user. */
   userId: string | null;
   role: string;
+  /** Empty means unrestricted; otherwise `{resource}:read`, `{resource}:write` or `*` (DESIGN §8). */
   scopes: string[];
+  /** Set for cookie sessions only: what CSRF checks and logout need. */
+  session?: { id: string; csrfToken: string };
 }
 
 /** The principal of seeding and operator commands: an admin bound to no user. */

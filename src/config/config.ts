@@ -1,6 +1,15 @@
 // Every setting and its default in one place (DESIGN §2): environment first, then flags, flags winning.
 import type { ScryptCost } from '../auth/passwords.js';
 import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
+import type { CsrfMode } from '../auth/csrf.js';
+import { SESSION_POLICIES, type SessionPolicy } from '../auth/session-policy.js';
+
+export interface TlsConfig {
+  certFile: string;
+  keyFile: string;
+  /** With a client CA, Canon asks for client certificates (mutual TLS). */
+  clientCaFile: string | undefined;
+}
 
 export interface Config {
   port: number;
@@ -33,6 +42,15 @@ export interface Config {
   jsonMaxDepth: number;
   passwordCost: ScryptCost;
   logLevel: string;
+  /** The base URL clients use; the OAuth issuer and token audience. Defaults to the listening address. */
+  publicUrl: string | undefined;
+  tokenTtlSeconds: number;
+  sessionPolicy: SessionPolicy;
+  sessionIdleSeconds: number;
+  sessionAbsoluteSeconds: number;
+  maxSessionsPerUser: number;
+  csrfMode: CsrfMode;
+  tls: TlsConfig | undefined;
 }
 
 export const DEFAULTS: Config = {
@@ -56,7 +74,28 @@ export const DEFAULTS: Config = {
   jsonMaxDepth: 32,
   passwordCost: DEFAULT_SCRYPT_COST,
   logLevel: 'info',
+  publicUrl: undefined,
+  tokenTtlSeconds: 600,
+  sessionPolicy: 'absolute+idle',
+  sessionIdleSeconds: 1800,
+  sessionAbsoluteSeconds: 43_200,
+  maxSessionsPerUser: 5,
+  csrfMode: 'synchronizer',
+  tls: undefined,
 };
+
+function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!allowed.includes(value as T)) throw new Error(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return value as T;
+}
+
+/** TLS from the three file settings; a certificate without its key (or the reverse) is a configuration error. */
+export function tlsFrom(cert: string | undefined, key: string | undefined, clientCa: string | undefined): TlsConfig | undefined {
+  if (!cert && !key && !clientCa) return undefined;
+  if (!cert || !key) throw new Error('HTTPS needs both CANON_TLS_CERT and CANON_TLS_KEY (or --tls-cert and --tls-key)');
+  return { certFile: cert, keyFile: key, clientCaFile: clientCa || undefined };
+}
 
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
@@ -83,6 +122,14 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('headersTimeoutMs', int(env.CANON_HEADERS_TIMEOUT_MS, 'CANON_HEADERS_TIMEOUT_MS'));
   set('requestTimeoutMs', int(env.CANON_REQUEST_TIMEOUT_MS, 'CANON_REQUEST_TIMEOUT_MS'));
   set('logLevel', env.CANON_LOG_LEVEL || undefined);
+  set('publicUrl', env.CANON_PUBLIC_URL || undefined);
+  set('tokenTtlSeconds', int(env.CANON_TOKEN_TTL, 'CANON_TOKEN_TTL'));
+  set('sessionPolicy', oneOf(env.CANON_SESSION_POLICY, 'CANON_SESSION_POLICY', SESSION_POLICIES));
+  set('sessionIdleSeconds', int(env.CANON_SESSION_IDLE_TIMEOUT, 'CANON_SESSION_IDLE_TIMEOUT'));
+  set('sessionAbsoluteSeconds', int(env.CANON_SESSION_ABSOLUTE_TIMEOUT, 'CANON_SESSION_ABSOLUTE_TIMEOUT'));
+  set('maxSessionsPerUser', int(env.CANON_MAX_SESSIONS_PER_USER, 'CANON_MAX_SESSIONS_PER_USER'));
+  set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
+  set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
   if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
   return out;
 }

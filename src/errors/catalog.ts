@@ -12,6 +12,8 @@ export const ERROR_CATALOG = {
   INVALID_QUERY: { status: 400, description: 'A query parameter is unknown, not allowed on this resource, or malformed; `details` names each.' },
   UNAUTHENTICATED: { status: 401, description: 'Credentials are missing or invalid; the response carries `WWW-Authenticate`.' },
   FORBIDDEN: { status: 403, description: 'The caller is authenticated but not allowed to do this.' },
+  INSUFFICIENT_SCOPE: { status: 403, description: 'The credential’s scopes do not cover this request; `WWW-Authenticate` names the scope needed.' },
+  CSRF_TOKEN_INVALID: { status: 403, description: 'A cookie-authenticated write lacks the session’s CSRF token (`X-CSRF-Token` or form field `csrf_token`).' },
   NOT_FOUND: { status: 404, description: 'The resource does not exist, or the caller may not know that it exists.' },
   ROUTE_NOT_FOUND: { status: 404, description: 'No route matches the path.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not with this method; `Allow` lists the methods it has.' },

@@ -10,7 +10,15 @@ import type { CompiledModel } from '../model/compile.js';
 import { VERSIONS } from '../model/versions.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
-import type { Authenticator } from './authenticate.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { CookieNames } from '../auth/session-cookies.js';
+import type { SessionManager } from '../auth/sessions.js';
+import type { SigningKeys } from '../auth/signing-keys.js';
+import type { TokenService } from '../auth/tokens.js';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { registerOAuthRoutes } from './oauth-routes.js';
+import { registerSessionRoutes } from './session-routes.js';
 import { errorBody, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
@@ -33,7 +41,14 @@ export interface HttpDeps {
   services: ResourceService;
   store: Store;
   config: Config;
-  authenticate: Authenticator;
+  auth: Authenticator;
+  tokens: TokenService;
+  signingKeys: SigningKeys;
+  sessions: SessionManager;
+  cookieNames: CookieNames;
+  /** The OAuth issuer (the public base URL), decided once the server listens. */
+  issuer: () => string;
+  hashPassword: (password: string) => Promise<string>;
   /** The secret that signs cursors. */
   secret: string;
   /** Dependencies /readyz checks, by name (the store, and Redis when configured). */
@@ -82,17 +97,26 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     genReqId: requestIdFrom,
     // Timeouts are enforced by Node on the socket: headersTimeout for the head, requestTimeout for
     // head and body; connections are checked often enough that a slow client is cut off on time.
-    serverFactory: (handler) =>
-      createServer(
-        {
-          headersTimeout: config.headersTimeoutMs,
-          requestTimeout: config.requestTimeoutMs,
-          keepAliveTimeout: config.keepAliveTimeoutMs,
-          maxHeaderSize: config.maxHeaderBytes,
-          connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
-        },
-        handler as (req: IncomingMessage, res: ServerResponse) => void,
-      ) as Server,
+    serverFactory: (handler) => {
+      const options = {
+        headersTimeout: config.headersTimeoutMs,
+        requestTimeout: config.requestTimeoutMs,
+        keepAliveTimeout: config.keepAliveTimeoutMs,
+        maxHeaderSize: config.maxHeaderBytes,
+        connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
+      };
+      const h = handler as (req: IncomingMessage, res: ServerResponse) => void;
+      if (!config.tls) return createServer(options, h) as Server;
+      const { certFile, keyFile, clientCaFile } = config.tls;
+      // With a client CA the server asks for a certificate but lets the handshake finish without a valid
+      // one, so the client gets a 401 in the error body instead of a TLS alert; only verified ones count.
+      return createHttpsServer({
+        ...options,
+        cert: readFileSync(certFile),
+        key: readFileSync(keyFile),
+        ...(clientCaFile ? { ca: readFileSync(clientCaFile), requestCert: true, rejectUnauthorized: false } : {}),
+      }, h) as unknown as Server;
+    },
     clientErrorHandler,
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -125,6 +149,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   registerBodyParsers(app, config);
   registerServiceRoutes(app, deps, routes);
+  registerOAuthRoutes(app, deps, routes);
+  registerSessionRoutes(app, deps, routes);
   for (const version of VERSIONS) registerResourceRoutes(app, deps, routes, version);
   return app;
 }

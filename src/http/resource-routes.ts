@@ -7,6 +7,7 @@ import { translateUp } from '../model/versions.js';
 import type { Ctx, Loaded, ParentRef } from '../services/resource-service.js';
 import { grantFor, none } from '../services/permissions.js';
 import type { HttpDeps } from './app.js';
+import { authHook, csrfHook } from './auth-hooks.js';
 import { etagOf, ifNoneMatchHits, lastModifiedOf, notModifiedSince, writePrecondition } from './conditional.js';
 import { renderList } from './list-response.js';
 import { objectPath, represent } from './render.js';
@@ -40,26 +41,26 @@ function sendObject(reply: FastifyReply, version: ApiVersion, r: CompiledResourc
 }
 
 export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable, version: ApiVersion): void {
-  const auth = async (request: FastifyRequest): Promise<void> => {
-    request.principal = await deps.authenticate(request.headers);
-  };
+  const auth = authHook(deps);
+  const csrf = csrfHook(deps);
   const options = (path: string): void => {
     app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
   };
 
   for (const r of deps.model.resources.values()) {
+    if (r.def.internal) continue;
     const base = `/${version.name}/${r.name}`;
     const item = `${base}/:id`;
 
     const { list, create } = collectionHandlers(deps, version, r);
 
     routes.add(base, ['GET', 'POST']);
-    app.get(base, { onRequest: auth }, (req, reply) => list(req as Req, reply));
-    app.post(base, { onRequest: auth }, (req, reply) => create(req as Req, reply));
+    app.get(base, { onRequest: auth, preHandler: csrf }, (req, reply) => list(req as Req, reply));
+    app.post(base, { onRequest: auth, preHandler: csrf }, (req, reply) => create(req as Req, reply));
     options(base);
 
     routes.add(item, ['GET', 'PUT', 'PATCH', 'DELETE']);
-    app.get(item, { onRequest: auth }, async (req, reply) => {
+    app.get(item, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
       const request = req as Req;
       const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
       const etag = etagOf(loaded.record, loaded.access, version.name);
@@ -76,6 +77,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
         method,
         url: item,
         onRequest: auth,
+        preHandler: csrf,
         handler: async (req, reply) => {
           const request = req as Req;
           const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
@@ -84,7 +86,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
         },
       });
     }
-    app.delete(item, { onRequest: auth }, async (req, reply) => {
+    app.delete(item, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
       const request = req as Req;
       const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
       await deps.services.remove(ctxOf(request), r.name, idParam(request), pre);
@@ -96,13 +98,13 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       const path = `${item}/${name}`;
       routes.add(path, [action.method]);
       if (action.method === 'POST') {
-        app.post(path, { onRequest: auth }, async (req, reply) => {
+        app.post(path, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
           const request = req as Req;
           const loaded = await deps.services.runAction(ctxOf(request), r.name, idParam(request), name);
           return sendObject(reply, version, r, loaded);
         });
       } else {
-        app.get(path, { onRequest: auth }, async (req, reply) => {
+        app.get(path, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
           const request = req as Req;
           const view = await deps.services.viewAction(ctxOf(request), r.name, idParam(request), name);
           reply.header('cache-control', PRIVATE);
@@ -118,8 +120,8 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       routes.add(path, ['GET', 'POST']);
       const parentOf = (request: Req): ParentRef => ({ resource: r.name, id: idParam(request), field: child.field });
       const childRoutes = collectionHandlers(deps, version, childResource);
-      app.get(path, { onRequest: auth }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
-      app.post(path, { onRequest: auth }, (req, reply) => childRoutes.create(req as Req, reply, parentOf(req as Req)));
+      app.get(path, { onRequest: auth, preHandler: csrf }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
+      app.post(path, { onRequest: auth, preHandler: csrf }, (req, reply) => childRoutes.create(req as Req, reply, parentOf(req as Req)));
       options(path);
     }
   }

@@ -48,7 +48,7 @@ export interface CompiledModel {
   app: AppDef;
 }
 
-const SCALAR: Record<Exclude<FieldType, 'money' | 'string[]'>, ScalarType> = {
+const SCALAR: Record<Exclude<FieldType, 'money' | 'string[]' | 'object'>, ScalarType> = {
   string: 'string', email: 'string', uuid: 'uuid', integer: 'integer', boolean: 'boolean', enum: 'enum', timestamp: 'timestamp',
 };
 
@@ -72,7 +72,7 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
       columns.push({ name: `${name}_amount`, type: 'integer' }, { name: `${name}_currency`, type: 'string' });
       paths.set(`${name}.amount`, { path: `${name}.amount`, column: `${name}_amount`, type: 'integer', filterable: !!field.filterable, sortable: !!field.sortable });
       paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', pattern: CURRENCY, filterable: !!field.filterable, sortable: false });
-    } else if (field.type === 'string[]') {
+    } else if (field.type === 'string[]' || field.type === 'object') {
       columns.push({ name, type: 'json' });
     } else {
       const type = SCALAR[field.type];

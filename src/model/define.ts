@@ -49,4 +49,5 @@ export const f = {
   timestamp: (o: Omit<FieldDef, 'type'> = {}): FieldDef => ({ type: 'timestamp', ...o }),
   money: (o: Omit<FieldDef, 'type'> = {}): FieldDef => ({ type: 'money', ...o }),
   strings: (o: Omit<FieldDef, 'type'> = {}): FieldDef => ({ type: 'string[]', maxItems: 100, maxLength: 100, ...o }),
+  object: (o: Omit<FieldDef, 'type'> = {}): FieldDef => ({ type: 'object', ...o }),
 };

@@ -57,6 +57,9 @@ export function fieldSchema(field: FieldDef): JsonSchema {
         },
       };
       break;
+    case 'object':
+      s = { type: 'object' };
+      break;
     case 'string[]':
       s = { type: 'array', maxItems: field.maxItems ?? 100, items: { type: 'string', minLength: 1, maxLength: field.maxLength ?? 100 } };
       break;

@@ -2,7 +2,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { StoredRecord, Tx } from '../store/types.js';
 
-export type FieldType = 'string' | 'email' | 'uuid' | 'integer' | 'boolean' | 'enum' | 'timestamp' | 'money' | 'string[]';
+export type FieldType = 'string' | 'email' | 'uuid' | 'integer' | 'boolean' | 'enum' | 'timestamp' | 'money' | 'string[]' | 'object';
 
 /** A grant names a role, `owner` (the caller owns the object) or `authenticated` (any principal). */
 export type Grant = string;
@@ -130,6 +130,8 @@ export interface ResourceDef {
   hooks?: Hooks;
   /** Events by field change: when `status` becomes `cancelled`, the event is `order.cancelled`. */
   stateEvents?: Record<string, Record<string, string>>;
+  /** Platform bookkeeping (sessions, signing keys): stored like any resource but given no routes and no events. */
+  internal?: boolean;
 }
 
 export interface AppDef {

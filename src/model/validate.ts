@@ -56,7 +56,7 @@ function reasonForExtra(resource: CompiledResource, name: string, op: WriteOp): 
   return 'is read-only';
 }
 
-function toDetails(resource: CompiledResource, op: WriteOp, errors: ErrorObject[], body: unknown): ErrorDetail[] {
+function toDetails(extraReason: (name: string) => string, errors: ErrorObject[], body: unknown): ErrorDetail[] {
   const seen = new Set<string>();
   const details: ErrorDetail[] = [];
   for (const e of errors) {
@@ -71,7 +71,7 @@ function toDetails(resource: CompiledResource, op: WriteOp, errors: ErrorObject[
       const prefix = fieldName(e.instancePath);
       const extra = String(e.params.additionalProperty);
       field = (prefix ? `${prefix}.` : '') + extra;
-      message = prefix ? 'is not allowed here' : reasonForExtra(resource, extra, op);
+      message = prefix ? 'is not allowed here' : extraReason(extra);
     } else {
       field = fieldName(e.instancePath) || '(body)';
       message = e.message ?? 'is invalid';
@@ -98,7 +98,7 @@ export function validateBody(resource: CompiledResource, op: WriteOp, role: stri
   const copy: Record<string, unknown> = structuredClone(body) as Record<string, unknown>;
   const { validate, writable } = validatorFor(resource, op, role, format);
   if (!validate(copy)) {
-    const details = toDetails(resource, op, validate.errors ?? [], body);
+    const details = toDetails((name) => reasonForExtra(resource, name, op), validate.errors ?? [], body);
     throw new AppError('VALIDATION_ERROR', `The ${resource.singular.replace(/_/g, ' ')} is invalid.`, { details });
   }
   for (const name of writable) {
@@ -114,4 +114,26 @@ function normalize(type: string, value: unknown): unknown {
   if (type === 'email' && typeof value === 'string') return value.toLowerCase();
   if (type === 'timestamp' && typeof value === 'string') return new Date(value).toISOString();
   return value;
+}
+
+const shapes = { json: new WeakMap<object, ValidateFunction>(), form: new WeakMap<object, ValidateFunction>() };
+
+/**
+ * Validates a body that is not a resource (a login, a password change) against a JSON Schema,
+ * with the same VALIDATION_ERROR details; the schema object is compiled once.
+ */
+export function validateShape<T>(schema: Record<string, unknown>, body: unknown, format: BodyFormat, what: string): T {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new AppError('VALIDATION_ERROR', `The ${what} must be a JSON object.`, { details: [{ field: '(body)', message: 'must be a JSON object' }] });
+  }
+  let validate = shapes[format].get(schema);
+  if (!validate) {
+    validate = (format === 'form' ? ajvForm : ajvJson).compile(schema);
+    shapes[format].set(schema, validate);
+  }
+  const copy = structuredClone(body) as T;
+  if (!validate(copy)) {
+    throw new AppError('VALIDATION_ERROR', `The ${what} is invalid.`, { details: toDetails(() => 'is not a field of this request', validate.errors ?? [], body) });
+  }
+  return copy;
 }

@@ -4,10 +4,17 @@ import { resolve } from 'node:path';
 import { generateApiKey } from '../auth/api-keys.js';
 import type { Config } from '../config/config.js';
 import { buildHttpApp, type HttpApp } from '../http/app.js';
-import { apiKeyAuthenticator } from '../http/authenticate.js';
+import { Authenticator } from '../auth/authenticator.js';
+import { hashPassword } from '../auth/passwords.js';
+import { cookieNames, sessionCookie } from '../auth/session-cookies.js';
+import { SessionManager } from '../auth/sessions.js';
+import { SigningKeys } from '../auth/signing-keys.js';
+import { TokenService } from '../auth/tokens.js';
 import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
 import { apiKeysResource } from '../platform/api-keys.js';
+import { sessionsResource, signingKeysResource } from '../platform/internal.js';
+import { oauthClientsResource } from '../platform/oauth-clients.js';
 import { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
@@ -25,6 +32,7 @@ import { seedIfEmpty } from './seed.js';
 export interface Runtime {
   app: HttpApp;
   store: Store;
+  signingKeys: SigningKeys;
   services: ResourceService;
   model: CompiledModel;
   config: Config;
@@ -52,7 +60,7 @@ export async function loadAppDef(modulePath: string | undefined): Promise<AppDef
 
 /** Adds the platform resources every Canon app has. */
 export function withPlatform(app: AppDef): AppDef {
-  return { ...app, resources: [...app.resources, apiKeysResource(app.users)] };
+  return { ...app, resources: [...app.resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
 }
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
@@ -87,15 +95,33 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
   const seeded = config.seed ? await seedIfEmpty(appDef, store, services) : false;
 
-  const app = await buildHttpApp({
-    model, services, store, config, secret,
-    authenticate: apiKeyAuthenticator(store, model.users),
+  // The issuer is the public URL, or else the address the server listens on (known once it listens).
+  let app: HttpApp | undefined;
+  const issuer = (): string => {
+    if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
+    const address = app?.server.address();
+    const scheme = config.tls ? 'https' : 'http';
+    if (address && typeof address === 'object') return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    return `${scheme}://${config.host}:${config.port}`;
+  };
+  const signingKeys = new SigningKeys(store, secret, clock, config.tokenTtlSeconds + 60);
+  const tokens = new TokenService(signingKeys, { ttlSeconds: config.tokenTtlSeconds, issuer, audience: issuer }, clock);
+  const sessions = new SessionManager(store, model.users, {
+    timeouts: { policy: config.sessionPolicy, idleSeconds: config.sessionIdleSeconds, absoluteSeconds: config.sessionAbsoluteSeconds },
+    maxPerUser: config.maxSessionsPerUser,
+    passwordCost: config.passwordCost,
+  }, clock);
+  const names = cookieNames(config.production);
+  const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge));
+  app = await buildHttpApp({
+    model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
+    hashPassword: (password) => hashPassword(password, config.passwordCost),
     readiness: { store: () => store.ping(), ...(shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {}) },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   await app.ready();
   return {
-    app, store, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,
+    app, store, signingKeys, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,
     close: async () => {
       await app.close();
       await store.close();

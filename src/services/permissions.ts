@@ -46,3 +46,12 @@ export function ownsDirectly(resource: CompiledResource, record: StoredRecord, p
   if ('through' in o) return null;
   return principal.userId !== null && record[o.field] === principal.userId;
 }
+
+/**
+ * Scopes (DESIGN §8): none means unrestricted; otherwise `*`, `{resource}:write` (which covers
+ * reading) or `{resource}:read` must be among them.
+ */
+export function scopeAllows(scopes: string[], resource: string, access: 'read' | 'write'): boolean {
+  if (scopes.length === 0 || scopes.includes('*') || scopes.includes(`${resource}:write`)) return true;
+  return access === 'read' && scopes.includes(`${resource}:read`);
+}

@@ -13,7 +13,7 @@ export type { Loaded };
 import { buildEvent } from './events.js';
 import { applyMergePatch } from './merge-patch.js';
 import { RecordingTx } from './recording-tx.js';
-import { grantFor, none, ownerCondition } from './permissions.js';
+import { grantFor, none, ownerCondition, scopeAllows } from './permissions.js';
 import { anyStoredChange, changedFields, publicView } from './views.js';
 
 export interface Ctx {
@@ -71,6 +71,23 @@ export class ResourceService {
     return this.clock().toISOString();
   }
 
+  /**
+   * Runs platform work (a password change) in one transaction with the hooks' helpers, so its
+   * changes write their events and reach the fan-out like any other.
+   */
+  async transact<T>(principal: Principal, fn: (ctx: HookContext) => Promise<T>): Promise<T> {
+    return this.transaction((tx) => fn(this.hookContext({ principal }, tx, this.now())));
+  }
+
+  /** Refuses a request its credential's scopes do not cover (403, with the scope needed, RFC 6750 §3.1). */
+  private requireScope(ctx: Ctx, r: CompiledResource, access: 'read' | 'write'): void {
+    if (scopeAllows(ctx.principal.scopes, r.name, access)) return;
+    const scope = `${r.name}:${access}`;
+    throw new AppError('INSUFFICIENT_SCOPE', `This credential lacks the scope ${scope}.`, {
+      headers: { 'www-authenticate': `Bearer realm="canon", error="insufficient_scope", scope="${scope}"` },
+    });
+  }
+
   /** Loads an object the principal may see; anything else is 404 so existence never leaks (DESIGN §8). */
   private async loadVisible(ctx: Ctx, r: CompiledResource, id: string, reader: Reader): Promise<Loaded> {
     const g = grantFor(ctx.principal, r.def.permissions.read);
@@ -83,11 +100,14 @@ export class ResourceService {
   }
 
   async get(ctx: Ctx, name: string, id: string): Promise<Loaded> {
-    return this.loadVisible(ctx, this.resource(name), id, this.store);
+    const r = this.resource(name);
+    this.requireScope(ctx, r, 'read');
+    return this.loadVisible(ctx, r, id, this.store);
   }
 
   async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; ranks?: number[]; total?: number }> {
     const r = this.resource(name);
+    this.requireScope(ctx, r, 'read');
     const g = grantFor(ctx.principal, r.def.permissions.read);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not list ${r.name}.`);
     const where: Condition[] = [...query.where];
@@ -108,6 +128,7 @@ export class ResourceService {
 
   async create(ctx: Ctx, name: string, body: unknown, parent?: ParentRef): Promise<Created> {
     const r = this.resource(name);
+    this.requireScope(ctx, r, 'write');
     const g = grantFor(ctx.principal, r.def.permissions.create);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not create ${r.name}.`);
     let input = body;
@@ -152,6 +173,7 @@ export class ResourceService {
   /** PUT (whole replacement, omitted optional fields reset) or PATCH (JSON Merge Patch, RFC 7396). */
   async update(ctx: Ctx, name: string, id: string, mode: 'replace' | 'patch', body: unknown, precondition?: Precondition): Promise<Loaded> {
     const r = this.resource(name);
+    this.requireScope(ctx, r, 'write');
     return this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx);
       if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
@@ -177,6 +199,7 @@ export class ResourceService {
 
   async remove(ctx: Ctx, name: string, id: string, precondition?: Precondition): Promise<void> {
     const r = this.resource(name);
+    this.requireScope(ctx, r, 'write');
     await this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx);
       if (!loaded.access.delete) throw new AppError('FORBIDDEN', `You may not delete this ${label(r)}.`);
@@ -188,6 +211,7 @@ export class ResourceService {
   /** POST /{resource}/{id}/{action}: 409 INVALID_STATE outside the action's states. */
   async runAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Loaded> {
     const r = this.resource(name);
+    this.requireScope(ctx, r, 'write');
     const action = r.def.actions?.[actionName];
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
@@ -209,6 +233,7 @@ export class ResourceService {
   /** GET /{resource}/{id}/{action}: a read-only view that exists only in the action's states (404 otherwise). */
   async viewAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Record<string, unknown>> {
     const r = this.resource(name);
+    this.requireScope(ctx, r, 'read');
     const action = r.def.actions?.[actionName];
     if (!action?.view) throw new Error(`${name} has no GET action ${actionName}`);
     const loaded = await this.loadVisible(ctx, r, id, this.store);
@@ -259,7 +284,7 @@ export class ResourceService {
     }
     const ownerId = await ownerOf(this.model, r, record, tx);
     await tx.delete(r.name, record.id);
-    await tx.appendEvent(buildEvent(r, record, `${r.singular}.deleted`, ownerId, now));
+    if (!r.def.internal) await tx.appendEvent(buildEvent(r, record, `${r.singular}.deleted`, ownerId, now));
     await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
   }
 

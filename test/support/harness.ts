@@ -12,6 +12,8 @@ export const TEST_PASSWORD_COST = { N: 1024, r: 8, p: 1 };
 export interface Response {
   status: number;
   headers: Record<string, string>;
+  /** Every Set-Cookie header, one entry each. */
+  setCookies: string[];
   text: string;
   /** Parsed JSON body, or undefined when the body is empty or not JSON. */
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -39,10 +41,22 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef): Promise<TestServer> {
+/** A clock tests can move: `now()` for the runtime, `advance(seconds)` to jump forward. */
+export class FakeClock {
+  private ms: number;
+  constructor(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
+    this.ms = start;
+  }
+  now = (): Date => new Date(this.ms);
+  advance(seconds: number): void {
+    this.ms += seconds * 1000;
+  }
+}
+
+export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef, clock?: FakeClock): Promise<TestServer> {
   const db = mode.endsWith('/postgres') ? await createTestDatabase() : undefined;
   const config = resolveConfig({ databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
-  const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}) });
+  const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}), ...(clock ? { clock: clock.now } : {}) });
   let baseUrl: string | undefined;
   const transport: Transport = mode.startsWith('listen') ? 'listen' : 'inject';
   if (transport === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
@@ -62,13 +76,15 @@ export async function startServer(mode: Mode, overrides: Partial<Config> = {}, a
       const res = await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) });
       const flat: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-      return { status: res.statusCode, headers: flat, text: res.body, body: parse(res.body) };
+      const raw = res.headers['set-cookie'];
+      const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];
+      return { status: res.statusCode, headers: flat, setCookies, text: res.body, body: parse(res.body) };
     }
     const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
     const text = await res.text();
     const flat: Record<string, string> = {};
     res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
-    return { status: res.status, headers: flat, text, body: parse(text) };
+    return { status: res.status, headers: flat, setCookies: res.headers.getSetCookie(), text, body: parse(text) };
   };
   const close = async (): Promise<void> => {
     await runtime.close();

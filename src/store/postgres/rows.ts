@@ -3,7 +3,7 @@ import type { CompiledResource } from '../../model/compile.js';
 import type { Codec } from '../sql/rows.js';
 
 export const pgCodec: Codec = {
-  encode: (type, value) => (type === 'string[]' ? JSON.stringify(value) : value),
+  encode: (type, value) => (type === 'string[]' || type === 'object' ? JSON.stringify(value) : value),
   decode: (_type, value) => (value instanceof Date ? value.toISOString() : value),
 };
 

@@ -57,7 +57,7 @@ export function eventFromRow(row: Row, codec: Codec): StoredEvent {
     owner_id: (row.owner_id as string | null) ?? null,
     api_version: row.api_version as string,
     created_at: codec.decode('timestamp', row.created_at) as string,
-    data: codec.decode('string[]', row.data) as Record<string, unknown>,
-    previous_attributes: prev === null || prev === undefined ? undefined : (codec.decode('string[]', prev) as Record<string, unknown>),
+    data: codec.decode('object', row.data) as Record<string, unknown>,
+    previous_attributes: prev === null || prev === undefined ? undefined : (codec.decode('object', prev) as Record<string, unknown>),
   };
 }

@@ -1,0 +1,77 @@
+// One entry for every mechanism (API key, bearer token, session cookie, client certificate) → one Principal.
+import { AppError } from '../errors/app-error.js';
+import type { Reader } from '../store/types.js';
+import { principalForApiKey } from './api-keys.js';
+import { principalForCertificate } from './oauth-clients.js';
+import type { Principal } from './principal.js';
+import { clearCookie, type CookieNames } from './session-cookies.js';
+import type { SessionManager } from './sessions.js';
+import { InvalidToken, type TokenService } from './tokens.js';
+
+/** RFC 9110 §11.6.1: a 401 names every scheme the client could use. */
+export const CHALLENGE = 'Bearer realm="canon", ApiKey realm="canon", header="X-API-Key"';
+
+export interface Credentials {
+  headers: Record<string, string | string[] | undefined>;
+  cookies: Record<string, string | undefined>;
+  /** The SHA-256 of a client certificate the TLS layer verified against the client CA; nothing else sets it. */
+  certificateSha256: string | undefined;
+}
+
+export interface Authenticated {
+  principal: Principal;
+  /** Set-Cookie values to send back (a renewed session cookie). */
+  setCookies: string[];
+}
+
+function unauthenticated(message: string, challenge = CHALLENGE, headers: Record<string, string> = {}): AppError {
+  return new AppError('UNAUTHENTICATED', message, { headers: { 'www-authenticate': challenge, ...headers } });
+}
+
+export class Authenticator {
+  constructor(
+    private readonly store: Reader,
+    private readonly users: string,
+    private readonly tokens: TokenService,
+    private readonly sessions: SessionManager,
+    private readonly cookies: CookieNames,
+    private readonly sessionCookie: (id: string, maxAge: number) => string,
+  ) {}
+
+  /**
+   * Explicit credentials come first (X-API-Key, then Authorization), then the session cookie, then a
+   * verified client certificate. Key and bearer requests never touch sessions (statelessness, spec §5).
+   */
+  async authenticate(c: Credentials): Promise<Authenticated> {
+    const key = c.headers['x-api-key'];
+    if (key !== undefined) {
+      const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key) : null;
+      if (!principal) throw unauthenticated('The API key is invalid or has been revoked.', `ApiKey realm="canon", header="X-API-Key", error="invalid_key"`);
+      return { principal, setCookies: [] };
+    }
+    const authorization = c.headers.authorization;
+    if (authorization !== undefined) {
+      const m = typeof authorization === 'string' ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization) : null;
+      if (!m) throw unauthenticated('Send a bearer token as "Authorization: Bearer <token>".', 'Bearer realm="canon", error="invalid_request"');
+      try {
+        return { principal: await this.tokens.verify(m[1]!), setCookies: [] };
+      } catch (err) {
+        if (!(err instanceof InvalidToken)) throw err;
+        throw unauthenticated(`The bearer token is not valid: ${err.message}.`, `Bearer realm="canon", error="invalid_token", error_description="${err.message}"`);
+      }
+    }
+    const sessionId = c.cookies[this.cookies.session];
+    if (sessionId !== undefined) {
+      const resolved = await this.sessions.resolve(sessionId);
+      // An unknown, expired or planted id never authenticates; the browser is told to drop it.
+      if (!resolved) throw unauthenticated('The session has ended; log in again.', CHALLENGE, { 'set-cookie': clearCookie(this.cookies, this.cookies.session) });
+      return { principal: resolved.principal, setCookies: resolved.renewedMaxAge === undefined ? [] : [this.sessionCookie(sessionId, resolved.renewedMaxAge)] };
+    }
+    if (c.certificateSha256) {
+      const principal = await principalForCertificate(this.store, c.certificateSha256);
+      if (!principal) throw unauthenticated('The client certificate is not registered on any OAuth client.');
+      return { principal, setCookies: [] };
+    }
+    throw unauthenticated('Authentication required: send an API key (X-API-Key), a bearer token, a session cookie or a registered client certificate.');
+  }
+}

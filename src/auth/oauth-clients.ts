@@ -1,0 +1,78 @@
+// OAuth 2.0 client authentication for the token endpoint: HTTP Basic or form fields (RFC 6749 §2.3.1), or a certificate (RFC 8705).
+import { OAUTH_CLIENTS } from '../platform/oauth-clients.js';
+import type { Reader, StoredRecord } from '../store/types.js';
+import type { Principal } from './principal.js';
+import { digest, safeEqual } from './secrets.js';
+
+/** An RFC 6749 §5.2 error; `status` 401 for client authentication failures, 400 otherwise. */
+export class OAuthError extends Error {
+  constructor(readonly error: string, readonly description: string, readonly status = 400, readonly basicChallenge = false) {
+    super(description);
+  }
+}
+
+export interface ClientCredentials {
+  clientId: string;
+  secret: string | undefined;
+  via: 'basic' | 'post' | 'certificate';
+}
+
+/** `application/x-www-form-urlencoded` decoding of a Basic credential part (RFC 6749 §2.3.1). */
+function formDecode(part: string): string {
+  return decodeURIComponent(part.replace(/\+/g, ' '));
+}
+
+/** Extracts the client's credentials; using more than one method at once is an invalid_request. */
+export function clientCredentials(authorization: string | undefined, form: Record<string, string>, certificateSha256: string | undefined): ClientCredentials {
+  const basic = authorization?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
+  if (authorization !== undefined && !basic) throw new OAuthError('invalid_client', 'Only HTTP Basic client authentication is accepted in Authorization.', 401, true);
+  const posted = form.client_secret !== undefined;
+  if (basic && posted) throw new OAuthError('invalid_request', 'Use one client authentication method, not several.');
+  if (basic) {
+    const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon < 0) throw new OAuthError('invalid_client', 'Malformed Basic credentials.', 401, true);
+    try {
+      return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), via: 'basic' };
+    } catch {
+      throw new OAuthError('invalid_client', 'Malformed Basic credentials.', 401, true);
+    }
+  }
+  if (form.client_id === undefined) throw new OAuthError('invalid_client', 'Client authentication is required.', 401, true);
+  if (posted) return { clientId: form.client_id, secret: form.client_secret, via: 'post' };
+  if (certificateSha256) return { clientId: form.client_id, secret: undefined, via: 'certificate' };
+  throw new OAuthError('invalid_client', 'Client authentication is required.', 401, true);
+}
+
+/** Looks the client up and checks its secret (constant time) or its registered certificate. */
+export async function authenticateClient(store: Reader, creds: ClientCredentials, certificateSha256: string | undefined): Promise<StoredRecord> {
+  const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'client_id', op: 'eq', value: creds.clientId }]);
+  const ok =
+    client !== null &&
+    (creds.via === 'certificate'
+      ? !!certificateSha256 && client.certificate_sha256 === certificateSha256
+      : safeEqual(digest(creds.secret ?? ''), String(client.secret_hash)));
+  if (!client || !ok) throw new OAuthError('invalid_client', 'Client authentication failed.', 401, creds.via === 'basic');
+  return client;
+}
+
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** The scopes to grant: those requested (each allowed to the client), or the client's own. */
+export function grantScopes(client: StoredRecord, requested: string | undefined): string[] {
+  const allowed = (client.scopes as string[] | null) ?? [];
+  if (requested === undefined || requested.trim() === '') return allowed;
+  const wanted = [...new Set(requested.split(' ').filter((s) => s.length > 0))];
+  for (const s of wanted) {
+    if (!SCOPE_TOKEN.test(s)) throw new OAuthError('invalid_scope', `The scope ${JSON.stringify(s)} is malformed.`);
+    if (allowed.length > 0 && !allowed.includes(s) && !allowed.includes('*')) throw new OAuthError('invalid_scope', `The client may not request ${s}.`);
+  }
+  return wanted;
+}
+
+/** A verified client certificate registered on a client authenticates as that client (DESIGN §8). */
+export async function principalForCertificate(store: Reader, certificateSha256: string): Promise<Principal | null> {
+  const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'certificate_sha256', op: 'eq', value: certificateSha256 }]);
+  if (!client) return null;
+  return { kind: 'client_certificate', credentialId: String(client.client_id), userId: null, role: 'admin', scopes: (client.scopes as string[] | null) ?? [] };
+}

@@ -1,0 +1,22 @@
+// Random secrets, their digests and constant-time comparison, shared by every credential type.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** `prefix` + 256 random bits, base64url. */
+export function randomSecret(prefix: string, bytes = 32): string {
+  return `${prefix}${randomBytes(bytes).toString('base64url')}`;
+}
+
+/**
+ * SHA-256 digest, base64url. Enough for secrets with 256 bits of entropy (keys, client secrets,
+ * session ids): they cannot be guessed offline the way passwords can, so no slow KDF is needed.
+ */
+export function digest(secret: string): string {
+  return createHash('sha256').update(secret).digest('base64url');
+}
+
+/** Compares in constant time whatever the lengths (both sides are hashed to 32 bytes first), never throwing. */
+export function safeEqual(a: string, b: string): boolean {
+  const x = createHash('sha256').update(a).digest();
+  const y = createHash('sha256').update(b).digest();
+  return timingSafeEqual(x, y) && a.length === b.length;
+}

@@ -1,0 +1,68 @@
+// OAuth 2.0 endpoints: the client-credentials token endpoint (RFC 6749 §4.4), server metadata (RFC 8414) and the JWKS.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { authenticateClient, clientCredentials, grantScopes, OAuthError } from '../auth/oauth-clients.js';
+import { isAppError } from '../errors/app-error.js';
+import type { HttpDeps } from './app.js';
+import { verifiedCertificateSha256 } from './auth-hooks.js';
+import type { RouteTable } from './route-table.js';
+
+/** RFC 6749 §5.2: the token endpoint answers errors in its own body shape, never the Canon error body. */
+function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
+  reply.code(err.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
+  if (err.basicChallenge) reply.header('www-authenticate', 'Basic realm="canon", charset="UTF-8"');
+  return reply.type('application/json; charset=utf-8').send({ error: err.error, error_description: err.description });
+}
+
+export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
+  const options = (path: string): void => {
+    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
+  };
+
+  routes.add('/.well-known/oauth-authorization-server', ['GET']);
+  app.get('/.well-known/oauth-authorization-server', async (_req, reply) => {
+    const issuer = deps.issuer();
+    reply.header('cache-control', 'public, max-age=300');
+    return {
+      issuer,
+      token_endpoint: `${issuer}/oauth/token`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', ...(deps.config.tls?.clientCaFile ? ['tls_client_auth'] : [])],
+      scopes_supported: deps.model.resources.size ? ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])] : ['*'],
+      response_types_supported: ['token'],
+    };
+  });
+  options('/.well-known/oauth-authorization-server');
+
+  routes.add('/.well-known/jwks.json', ['GET']);
+  app.get('/.well-known/jwks.json', async (_req, reply) => {
+    // Short caching: a rotated key must reach verifiers before tokens signed with it arrive.
+    reply.header('cache-control', 'public, max-age=60');
+    return deps.signingKeys.jwks();
+  });
+  options('/.well-known/jwks.json');
+
+  routes.add('/oauth/token', ['POST']);
+  app.post('/oauth/token', {
+    errorHandler: (err, _request, reply) => {
+      if (err instanceof OAuthError) return oauthError(reply, err);
+      if (isAppError(err) && err.status < 500) return oauthError(reply, new OAuthError('invalid_request', err.message));
+      const code = (err as { statusCode?: number }).statusCode;
+      if (code && code < 500) return oauthError(reply, new OAuthError('invalid_request', 'The request is malformed.'));
+      reply.log.error({ err }, 'token endpoint failure');
+      return oauthError(reply, new OAuthError('server_error', 'The token could not be issued.', 500));
+    },
+  }, async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.bodyFormat !== 'form') throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded (RFC 6749 §4.4.2).');
+    const form = (request.body ?? {}) as Record<string, string>;
+    if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
+    if (form.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
+    const certificate = verifiedCertificateSha256(request);
+    const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+    const client = await authenticateClient(deps.store, clientCredentials(authorization, form, certificate), certificate);
+    const token = await deps.tokens.issue(String(client.client_id), grantScopes(client, form.scope));
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    return token;
+  });
+  options('/oauth/token');
+}

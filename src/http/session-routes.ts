@@ -1,0 +1,107 @@
+// Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { verifyPassword } from '../auth/passwords.js';
+import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
+import { AppError } from '../errors/app-error.js';
+import { validateShape } from '../model/validate.js';
+import { publicView } from '../services/views.js';
+import type { StoredRecord } from '../store/types.js';
+import type { HttpDeps } from './app.js';
+import { authHook, csrfHook } from './auth-hooks.js';
+import { CHALLENGE } from '../auth/authenticator.js';
+import type { RouteTable } from './route-table.js';
+
+const LOGIN = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email', 'password'],
+  properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 256 }, csrf_token: { type: 'string' } },
+};
+
+const PASSWORD_CHANGE = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['new_password'],
+  properties: { current_password: { type: 'string', minLength: 1, maxLength: 256 }, new_password: { type: 'string', minLength: 8, maxLength: 256 } },
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
+  const version = 'v2';
+  const auth = authHook(deps);
+  const csrf = csrfHook(deps);
+  const users = deps.model.resources.get(deps.model.users)!;
+  const view = (session: StoredRecord, user: StoredRecord, csrfToken: string): Record<string, unknown> => ({
+    user: publicView(users, user),
+    csrf_token: csrfToken,
+    expires_at: session.expires_at,
+    created_at: session.created_at,
+    last_accessed: session.last_accessed,
+  });
+  const options = (path: string): void => {
+    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
+  };
+
+  routes.add(`/${version}/sessions`, ['POST']);
+  app.post(`/${version}/sessions`, async (request: FastifyRequest, reply: FastifyReply) => {
+    const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login');
+    // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
+    const session = await deps.sessions.login(body.email, body.password);
+    if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });
+    const cookies = [sessionCookie(deps.cookieNames, session.id, session.maxAge)];
+    if (deps.config.csrfMode === 'double-submit') cookies.push(csrfCookie(deps.cookieNames, session.csrfToken, session.maxAge));
+    reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
+    return view(session.record, session.user, session.csrfToken);
+  });
+  options(`/${version}/sessions`);
+
+  const current = `/${version}/sessions/current`;
+  routes.add(current, ['GET', 'DELETE']);
+  const sessionOf = (request: FastifyRequest): { id: string; csrfToken: string } => {
+    const s = request.principal?.session;
+    if (!s) throw new AppError('NOT_FOUND', 'This request is not authenticated by a session cookie, so there is no current session.');
+    return s;
+  };
+  app.get(current, { onRequest: auth }, async (request, reply) => {
+    const s = sessionOf(request);
+    const record = await deps.sessions.get(s.id);
+    const user = await deps.store.get(deps.model.users, request.principal!.userId!);
+    if (!record || !user) throw new AppError('NOT_FOUND', 'The session has ended.');
+    reply.header('cache-control', 'no-store');
+    return view(record, user, s.csrfToken);
+  });
+  app.delete(current, { onRequest: auth, preHandler: csrf }, async (request, reply) => {
+    await deps.sessions.logout(sessionOf(request).id);
+    const cookies = [clearCookie(deps.cookieNames, deps.cookieNames.session)];
+    if (deps.config.csrfMode === 'double-submit') cookies.push(clearCookie(deps.cookieNames, deps.cookieNames.csrf));
+    return reply.code(204).header('set-cookie', cookies).header('cache-control', 'no-store').send();
+  });
+  options(current);
+
+  const password = `/${version}/${users.name}/:id/password`;
+  routes.add(password, ['PUT']);
+  app.put(password, { onRequest: auth, preHandler: csrf }, async (request, reply) => {
+    const id = (request.params as { id: string }).id;
+    if (!UUID.test(id)) throw new AppError('BAD_REQUEST', 'The id in the path is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
+    const principal = request.principal!;
+    const body = validateShape<{ current_password?: string; new_password: string }>(PASSWORD_CHANGE, request.body, request.bodyFormat, 'password change');
+    // Visibility and permission as for PATCH on the user: others' accounts are 404, and the caller must be allowed to change it.
+    const target = await deps.services.get({ principal }, users.name, id.toLowerCase());
+    if (!target.access.update) throw new AppError('FORBIDDEN', 'You may not change this user’s password.');
+    // Users changing their own password prove they know it; an admin resetting someone else's does not.
+    if (principal.userId === target.record.id || body.current_password !== undefined) {
+      if (body.current_password === undefined || !(await verifyPassword(body.current_password, String(target.record.password_hash)))) {
+        throw new AppError('VALIDATION_ERROR', 'The current password is wrong.', { details: [{ field: 'current_password', message: 'is not the current password' }] });
+      }
+    }
+    const hash = await deps.hashPassword(body.new_password);
+    await deps.services.transact(principal, async (ctx) => {
+      await ctx.services.update(users.name, target.record.id, { password_hash: hash });
+      await deps.sessions.endAllForUser(ctx.tx, target.record.id);
+    });
+    if (principal.session) reply.header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
+    return reply.code(204).header('cache-control', 'no-store').send();
+  });
+  options(password);
+}

@@ -1,0 +1,29 @@
+// The /oauth-clients platform resource: admins register clients (secret shown once), with scopes and an optional certificate.
+import { defineResource, f } from '../model/define.js';
+import type { ResourceDef } from '../model/types.js';
+import { digest, randomSecret } from '../auth/secrets.js';
+
+export const OAUTH_CLIENTS = 'oauth-clients';
+
+export function oauthClientsResource(): ResourceDef {
+  return defineResource({
+    name: OAUTH_CLIENTS,
+    singular: 'oauth_client',
+    fields: {
+      name: f.string({ required: true, minLength: 1, maxLength: 200, sortable: true }),
+      scopes: f.strings({ default: [], description: 'Scopes tokens of this client may carry; none means unrestricted.' }),
+      // RFC 8705 §2.1.2 style binding: the SHA-256 of the client's DER certificate, lowercase hex.
+      certificate_sha256: f.string({ pattern: '^[0-9a-f]{64}$', unique: true, filterable: true }),
+      client_id: f.string({ readOnly: true, unique: true, filterable: true }),
+      secret_hash: f.string({ hidden: true }),
+    },
+    permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+    hooks: {
+      beforeCreate(values, ctx) {
+        const secret = randomSecret('cs_');
+        ctx.reveal.client_secret = secret;
+        return { ...values, client_id: randomSecret('cid_', 16), secret_hash: digest(secret) };
+      },
+    },
+  });
+}
