@@ -96,10 +96,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const seeded = config.seed ? await seedIfEmpty(appDef, store, services) : false;
 
   // The issuer is the public URL, or else the address the server listens on (known once it listens).
-  let app: HttpApp | undefined;
+  const built: { app?: HttpApp } = {};
   const issuer = (): string => {
     if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
-    const address = app?.server.address();
+    const address = built.app?.server.address();
     const scheme = config.tls ? 'https' : 'http';
     if (address && typeof address === 'object') return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     return `${scheme}://${config.host}:${config.port}`;
@@ -113,12 +113,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }, clock);
   const names = cookieNames(config.production);
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge));
-  app = await buildHttpApp({
+  const app = await buildHttpApp({
     model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     hashPassword: (password) => hashPassword(password, config.passwordCost),
     readiness: { store: () => store.ping(), ...(shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {}) },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
+  built.app = app;
   await app.ready();
   return {
     app, store, signingKeys, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,

@@ -1,7 +1,7 @@
 // E2E: authentication (401 + WWW-Authenticate), customer permissions (403/404/422), write-only passwords and API key secrets.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MODES, startServer, createCustomer, createProduct, type TestServer } from '../support/harness.js';
+import { MODES, startServer, createCustomer, createProduct, type Response, type TestServer } from '../support/harness.js';
 import { detailFields, expectError } from './expect.js';
 
 const PASSWORD = 'long enough password';
@@ -200,7 +200,7 @@ for (const mode of MODES) {
 }
 
 /** Any rejection must still carry the §5 error body. */
-function expectAnyRejection(res: { status: number; text: string; headers: Record<string, string>; body: any }): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+function expectAnyRejection(res: Response): void {
   const code = res.status === 403 ? 'FORBIDDEN' : res.status === 404 ? 'NOT_FOUND' : 'VALIDATION_ERROR';
   expectError(res, res.status, code);
 }
