@@ -2,7 +2,7 @@
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from './principal.js';
-import { SigningKeys, TOKEN_ALG } from './signing-keys.js';
+import { TOKEN_ALG, type SigningKeys } from './signing-keys.js';
 
 export interface TokenSettings {
   ttlSeconds: number;
