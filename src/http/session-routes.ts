@@ -73,6 +73,8 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
   });
   app.delete(current, { onRequest: auth, preHandler: csrf }, async (request, reply) => {
     await deps.sessions.logout(sessionOf(request).id);
+    // The renewed cookie authentication queued is void now: only the deletions go out.
+    reply.removeHeader('set-cookie');
     const cookies = [clearCookie(deps.cookieNames, deps.cookieNames.session)];
     if (deps.config.csrfMode === 'double-submit') cookies.push(clearCookie(deps.cookieNames, deps.cookieNames.csrf));
     return reply.code(204).header('set-cookie', cookies).header('cache-control', 'no-store').send();
@@ -100,7 +102,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
       await ctx.services.update(users.name, target.record.id, { password_hash: hash });
       await deps.sessions.endAllForUser(ctx.tx, target.record.id);
     });
-    if (principal.session) reply.header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
+    if (principal.session) reply.removeHeader('set-cookie').header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
     return reply.code(204).header('cache-control', 'no-store').send();
   });
   options(password);
