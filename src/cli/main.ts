@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `canon` command: serve, migrate and keys create (worker, openapi and check arrive with their issues).
 import { parseArgs } from 'node:util';
-import { fromEnv, resolveConfig, type Config } from '../config/config.js';
+import { fromEnv, resolveConfig, tlsFrom, type Config } from '../config/config.js';
 import { createRuntime, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
 import { SYSTEM } from '../auth/principal.js';
 import { compileModel } from '../model/compile.js';
@@ -14,6 +14,7 @@ commands:
   serve            serve the API (default)
   migrate          create or update the schema, then exit
   keys create      create an API key and print its secret once
+  keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
 
 options:
   --port N         listen port (PORT, default 3000)
@@ -21,6 +22,9 @@ options:
   --db URL         sqlite:<path>, sqlite::memory: or postgres://… (DATABASE_URL)
   --redis URL      redis://… for counters and event fan-out shared by processes (REDIS_URL)
   --config FILE    resource definition module (CANON_CONFIG)
+  --tls-cert FILE  serve HTTPS with this certificate (CANON_TLS_CERT)
+  --tls-key FILE   and this private key (CANON_TLS_KEY)
+  --tls-client-ca FILE  ask for client certificates signed by this CA: mutual TLS (CANON_TLS_CLIENT_CA)
   --name TEXT      keys create: the key's name
   --user ID        keys create: bind the key to this user (otherwise an admin key)
   -h, --help       show this help`;
@@ -34,14 +38,22 @@ function configFrom(values: Record<string, string | boolean | undefined>): Confi
   if (typeof values.host === 'string') flags.host = values.host;
   if (typeof values.db === 'string') flags.databaseUrl = values.db;
   if (typeof values.redis === 'string') flags.redisUrl = values.redis;
+  const env = fromEnv(process.env);
+  if (values['tls-cert'] !== undefined || values['tls-key'] !== undefined || values['tls-client-ca'] !== undefined) {
+    flags.tls = tlsFrom(
+      (values['tls-cert'] as string | undefined) ?? env.tls?.certFile,
+      (values['tls-key'] as string | undefined) ?? env.tls?.keyFile,
+      (values['tls-client-ca'] as string | undefined) ?? env.tls?.clientCaFile,
+    );
+  }
   if (typeof values.config === 'string') flags.configModule = values.config;
-  return resolveConfig(fromEnv(process.env), flags);
+  return resolveConfig(env, flags);
 }
 
 async function serve(config: Config): Promise<void> {
   const runtime = await createRuntime(config);
   const address = await runtime.app.listen({ port: config.port, host: config.host });
-  const base = address.replace('[::1]', 'localhost');
+  const base = (config.tls ? address.replace(/^http:/, 'https:') : address).replace('[::1]', 'localhost');
   console.log(`Canon is serving ${base}/v2 (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
   console.log(`  health: ${base}/healthz`);
   if (runtime.seeded) console.log('  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
@@ -76,6 +88,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, redis: { type: 'string' }, config: { type: 'string' },
       name: { type: 'string' }, user: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, 'tls-client-ca': { type: 'string' },
     },
   });
   if (values.help) {
@@ -91,6 +104,13 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'keys' && sub === 'create') return createKey(config, values.name, values.user);
+  if (command === 'keys' && sub === 'rotate-signing') {
+    const runtime = await createRuntime({ ...config, seed: false });
+    const kid = await runtime.signingKeys.rotate();
+    console.log(`new signing key ${kid}; the previous key stays in the JWKS until the tokens it signed expire`);
+    await runtime.close();
+    return;
+  }
   throw new Error(`unknown command: ${positionals.join(' ')}\n\n${USAGE}`);
 }
 
