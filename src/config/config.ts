@@ -51,6 +51,7 @@ export interface Config {
   maxSessionsPerUser: number;
   csrfMode: CsrfMode;
   tls: TlsConfig | undefined;
+  idempotencyTtlSeconds: number;
 }
 
 export const DEFAULTS: Config = {
@@ -82,6 +83,7 @@ export const DEFAULTS: Config = {
   maxSessionsPerUser: 5,
   csrfMode: 'synchronizer',
   tls: undefined,
+  idempotencyTtlSeconds: 86_400,
 };
 
 function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
@@ -130,6 +132,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('maxSessionsPerUser', int(env.CANON_MAX_SESSIONS_PER_USER, 'CANON_MAX_SESSIONS_PER_USER'));
   set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
   set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
+  set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
   if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
   return out;
 }

@@ -15,6 +15,7 @@ import type { CookieNames } from '../auth/session-cookies.js';
 import type { SessionManager } from '../auth/sessions.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { TokenService } from '../auth/tokens.js';
+import type { Idempotency } from '../services/idempotency.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { registerOAuthRoutes } from './oauth-routes.js';
@@ -49,6 +50,7 @@ export interface HttpDeps {
   /** The OAuth issuer (the public base URL), decided once the server listens. */
   issuer: () => string;
   hashPassword: (password: string) => Promise<string>;
+  idempotency: Idempotency;
   /** The secret that signs cursors. */
   secret: string;
   /** Dependencies /readyz checks, by name (the store, and Redis when configured). */

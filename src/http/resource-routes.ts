@@ -4,10 +4,12 @@ import { AppError } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
 import { translateUp } from '../model/versions.js';
-import type { Ctx, Loaded, ParentRef } from '../services/resource-service.js';
+import type { StoredResponse } from '../services/idempotency.js';
+import type { Created, Ctx, Loaded, ParentRef } from '../services/resource-service.js';
 import { grantFor, none } from '../services/permissions.js';
 import type { HttpDeps } from './app.js';
 import { authHook, csrfHook } from './auth-hooks.js';
+import { idempotent, send } from './idempotent.js';
 import { etagOf, ifNoneMatchHits, lastModifiedOf, notModifiedSince, writePrecondition } from './conditional.js';
 import { renderList } from './list-response.js';
 import { objectPath, represent } from './render.js';
@@ -33,11 +35,21 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-/** Sets the validators and returns the representation of one object. */
-function sendObject(reply: FastifyReply, version: ApiVersion, r: CompiledResource, loaded: Loaded, extra?: Record<string, unknown>): Record<string, unknown> {
-  reply.header('etag', etagOf(loaded.record, loaded.access, version.name)).header('last-modified', lastModifiedOf(loaded.record)).header('cache-control', PRIVATE);
+/** One object's response: its representation with validators; a response revealing a secret is never cached. */
+function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded, status = 200, reveal?: Record<string, unknown>): StoredResponse {
+  const revealed = reveal !== undefined && Object.keys(reveal).length > 0;
+  const headers: Record<string, string> = {
+    etag: etagOf(loaded.record, loaded.access, version.name),
+    'last-modified': lastModifiedOf(loaded.record),
+    'cache-control': revealed ? 'no-store' : PRIVATE,
+  };
+  if (status === 201) headers.location = objectPath(version, r, loaded.record.id);
   const body = represent(version, r, loaded);
-  return extra ? { ...body, ...extra } : body;
+  return { status, headers, body: revealed ? { ...body, ...reveal } : body };
+}
+
+function sendObject(reply: FastifyReply, version: ApiVersion, r: CompiledResource, loaded: Loaded): unknown {
+  return send(reply, objectResponse(version, r, loaded));
 }
 
 export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable, version: ApiVersion): void {
@@ -100,8 +112,8 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       if (action.method === 'POST') {
         app.post(path, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
           const request = req as Req;
-          const loaded = await deps.services.runAction(ctxOf(request), r.name, idParam(request), name);
-          return sendObject(reply, version, r, loaded);
+          const id = idParam(request);
+          return idempotent<Loaded>(deps, request, reply, (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within), (loaded) => objectResponse(version, r, loaded));
         });
       } else {
         app.get(path, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
@@ -141,14 +153,9 @@ function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledReso
       const canCreate = !none(grantFor(request.principal!, r.def.permissions.create));
       return renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
     },
-    create: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> => {
-      const created = await deps.services.create(ctxOf(request), r.name, bodyOf(version, r, request), parent);
-      reply.code(201).header('location', objectPath(version, r, created.record.id));
-      const revealed = Object.keys(created.reveal).length > 0;
-      const result = sendObject(reply, version, r, created, revealed ? created.reveal : undefined);
-      // A response that reveals a secret must never be stored by any cache.
-      if (revealed) reply.header('cache-control', 'no-store');
-      return result;
-    },
+    create: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> =>
+      idempotent<Created>(deps, request, reply,
+        (within) => deps.services.create(ctxOf(request), r.name, bodyOf(version, r, request), parent, within),
+        (created) => objectResponse(version, r, created, 201, created.reveal)),
   };
 }

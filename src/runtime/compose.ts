@@ -13,8 +13,9 @@ import { TokenService } from '../auth/tokens.js';
 import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
 import { apiKeysResource } from '../platform/api-keys.js';
-import { sessionsResource, signingKeysResource } from '../platform/internal.js';
+import { idempotencyKeysResource, sessionsResource, signingKeysResource } from '../platform/internal.js';
 import { oauthClientsResource } from '../platform/oauth-clients.js';
+import { Idempotency } from '../services/idempotency.js';
 import { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
@@ -60,7 +61,7 @@ export async function loadAppDef(modulePath: string | undefined): Promise<AppDef
 
 /** Adds the platform resources every Canon app has. */
 export function withPlatform(app: AppDef): AppDef {
-  return { ...app, resources: [...app.resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
+  return { ...app, resources: [...app.resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource(), idempotencyKeysResource()] };
 }
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
@@ -111,11 +112,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     maxPerUser: config.maxSessionsPerUser,
     passwordCost: config.passwordCost,
   }, clock);
+  const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   const names = cookieNames(config.production);
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge));
   const app = await buildHttpApp({
     model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     hashPassword: (password) => hashPassword(password, config.passwordCost),
+    idempotency,
     readiness: { store: () => store.ping(), ...(shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {}) },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });

@@ -34,6 +34,12 @@ export interface ParentRef {
   field: string;
 }
 
+/**
+ * Work that must commit with the change or not at all (the idempotency record), run last inside
+ * the change's transaction with its result.
+ */
+export type Within<T> = (tx: Tx, result: T) => Promise<void>;
+
 /** An If-Match check, decided inside the transaction against the current object. */
 export type Precondition = (loaded: Loaded) => boolean;
 
@@ -126,7 +132,7 @@ export class ResourceService {
     return { rows, ...(result.ranks ? { ranks: result.ranks } : {}), ...(result.total !== undefined ? { total: result.total } : {}) };
   }
 
-  async create(ctx: Ctx, name: string, body: unknown, parent?: ParentRef): Promise<Created> {
+  async create(ctx: Ctx, name: string, body: unknown, parent?: ParentRef, within?: Within<Created>): Promise<Created> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     const g = grantFor(ctx.principal, r.def.permissions.create);
@@ -166,7 +172,9 @@ export class ResourceService {
       await tx.appendEvent(buildEvent(r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
       await r.def.hooks?.afterWrite?.(record, 'created', hookCtx);
       const owned = await owns(this.model, r, record, ctx.principal, tx);
-      return { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
+      const created = { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
+      await within?.(tx, created);
+      return created;
     });
   }
 
@@ -209,7 +217,7 @@ export class ResourceService {
   }
 
   /** POST /{resource}/{id}/{action}: 409 INVALID_STATE outside the action's states. */
-  async runAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Loaded> {
+  async runAction(ctx: Ctx, name: string, id: string, actionName: string, within?: Within<Loaded>): Promise<Loaded> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     const action = r.def.actions?.[actionName];
@@ -226,7 +234,9 @@ export class ResourceService {
       const now = this.now();
       const changes = await run(loaded.record, this.hookContext(ctx, tx, now));
       const record = await this.applyUpdate(tx, ctx, r, loaded.record, changes, now);
-      return { record, access: accessFor(r, record, ctx.principal, owned) };
+      const result = { record, access: accessFor(r, record, ctx.principal, owned) };
+      await within?.(tx, result);
+      return result;
     });
   }
 

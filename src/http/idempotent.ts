@@ -1,0 +1,41 @@
+// Runs a POST under its Idempotency-Key: replay a stored response, or run once and store the response in the same transaction.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { IdempotencyRace, type StoredResponse } from '../services/idempotency.js';
+import type { Within } from '../services/resource-service.js';
+import type { HttpDeps } from './app.js';
+
+export function send(reply: FastifyReply, response: StoredResponse, replayed = false): unknown {
+  reply.code(response.status);
+  for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
+  if (replayed) reply.header('idempotent-replayed', 'true');
+  return response.body;
+}
+
+/**
+ * `run` performs the change, calling the `within` it is given inside its transaction; `render`
+ * turns the result into the response, once, so the stored and the sent response are the same.
+ */
+export async function idempotent<T>(
+  deps: HttpDeps, request: FastifyRequest, reply: FastifyReply,
+  run: (within?: Within<T>) => Promise<T>, render: (result: T) => StoredResponse,
+): Promise<unknown> {
+  const key = request.headers['idempotency-key'];
+  if (key === undefined) return send(reply, render(await run()));
+  const begun = await deps.idempotency.begin(request.principal!, Array.isArray(key) ? key.join(',') : key, { method: request.method, url: request.url, body: request.body });
+  if ('replay' in begun) return send(reply, begun.replay, true);
+  const { ticket } = begun;
+  try {
+    let rendered: StoredResponse | undefined;
+    await run(async (tx, result) => {
+      rendered = render(result);
+      await ticket.record(tx, rendered);
+    });
+    return send(reply, rendered!);
+  } catch (err) {
+    // Another process committed this key first: its response is the answer (or 422 for a different request).
+    if (err instanceof IdempotencyRace) return send(reply, await deps.idempotency.afterRace(ticket), true);
+    throw err;
+  } finally {
+    ticket.release();
+  }
+}
