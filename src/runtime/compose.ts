@@ -33,6 +33,7 @@ import { seedIfEmpty } from './seed.js';
 export interface Runtime {
   app: HttpApp;
   store: Store;
+  idempotency: Idempotency;
   signingKeys: SigningKeys;
   services: ResourceService;
   model: CompiledModel;
@@ -125,7 +126,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   built.app = app;
   await app.ready();
   return {
-    app, store, signingKeys, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,
+    app, store, signingKeys, idempotency, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,
     close: async () => {
       await app.close();
       await store.close();

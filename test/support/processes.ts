@@ -38,7 +38,7 @@ export async function startCanon(env: Record<string, string>, args: string[] = [
     child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
         child.once('exit', () => {
           clearTimeout(kill);
