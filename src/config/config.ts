@@ -3,6 +3,7 @@ import type { ScryptCost } from '../auth/passwords.js';
 import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
 import type { CsrfMode } from '../auth/csrf.js';
 import { SESSION_POLICIES, type SessionPolicy } from '../auth/session-policy.js';
+import { parseRate, type RateLimits } from '../limits/rate-limiter.js';
 
 export interface TlsConfig {
   certFile: string;
@@ -52,6 +53,12 @@ export interface Config {
   csrfMode: CsrfMode;
   tls: TlsConfig | undefined;
   idempotencyTtlSeconds: number;
+  rateLimits: RateLimits;
+  /**
+   * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
+   * addresses and CIDRs. Only then does the header decide the client IP (for per-IP limits).
+   */
+  trustProxy: boolean | string;
 }
 
 export const DEFAULTS: Config = {
@@ -84,6 +91,16 @@ export const DEFAULTS: Config = {
   csrfMode: 'synchronizer',
   tls: undefined,
   idempotencyTtlSeconds: 86_400,
+  rateLimits: {
+    enabled: true,
+    algorithm: 'token-bucket',
+    perPrincipal: { limit: 600, periodSeconds: 60 },
+    perIp: { limit: 120, periodSeconds: 60 },
+    global: { limit: 20_000, periodSeconds: 1 },
+    loginPerAccount: { limit: 10, periodSeconds: 300 },
+    loginPerIp: { limit: 30, periodSeconds: 60 },
+  },
+  trustProxy: false,
 };
 
 function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
@@ -133,6 +150,18 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
   set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
   set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
+  const rate = (name: string) => (env[name] ? parseRate(env[name]!, name) : undefined);
+  const limits = DEFAULTS.rateLimits;
+  out.rateLimits = {
+    enabled: env.CANON_RATE_LIMIT !== 'off',
+    algorithm: oneOf(env.CANON_RATE_LIMIT_ALGORITHM, 'CANON_RATE_LIMIT_ALGORITHM', ['token-bucket', 'sliding-window'] as const) ?? limits.algorithm,
+    perPrincipal: rate('CANON_RATE_LIMIT_PER_PRINCIPAL') ?? limits.perPrincipal,
+    perIp: rate('CANON_RATE_LIMIT_PER_IP') ?? limits.perIp,
+    global: rate('CANON_RATE_LIMIT_GLOBAL') ?? limits.global,
+    loginPerAccount: rate('CANON_RATE_LIMIT_LOGIN_PER_ACCOUNT') ?? limits.loginPerAccount,
+    loginPerIp: rate('CANON_RATE_LIMIT_LOGIN_PER_IP') ?? limits.loginPerIp,
+  };
+  if (env.CANON_TRUST_PROXY) out.trustProxy = env.CANON_TRUST_PROXY === 'true' ? true : env.CANON_TRUST_PROXY === 'false' ? false : env.CANON_TRUST_PROXY;
   if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
   return out;
 }

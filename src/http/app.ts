@@ -16,6 +16,7 @@ import type { SessionManager } from '../auth/sessions.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Idempotency } from '../services/idempotency.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { registerOAuthRoutes } from './oauth-routes.js';
@@ -51,10 +52,14 @@ export interface HttpDeps {
   issuer: () => string;
   hashPassword: (password: string) => Promise<string>;
   idempotency: Idempotency;
+  limiter: RateLimiter;
   /** The secret that signs cursors. */
   secret: string;
-  /** Dependencies /readyz checks, by name (the store, and Redis when configured). */
-  readiness: Record<string, () => Promise<boolean>>;
+  /**
+   * What /readyz checks: `required` dependencies make it 503 when down (the store); `optional` ones
+   * only degrade it (Redis: rate limits then count per process).
+   */
+  readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
   logger?: boolean;
 }
 
@@ -97,6 +102,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { maxParamLength: 256 },
     genReqId: requestIdFrom,
+    trustProxy: config.trustProxy,
     // Timeouts are enforced by Node on the socket: headersTimeout for the head, requestTimeout for
     // head and body; connections are checked often enough that a slow client is cut off on time.
     serverFactory: (handler) => {

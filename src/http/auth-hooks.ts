@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TLSSocket } from 'node:tls';
 import { csrfHolds, UNSAFE_METHODS } from '../auth/csrf.js';
 import { AppError } from '../errors/app-error.js';
+import { rateHeaders, rateLimited, type Verdict } from '../limits/rate-limiter.js';
 import type { HttpDeps } from './app.js';
 
 export function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
@@ -22,13 +23,42 @@ export function verifiedCertificateSha256(request: FastifyRequest): string | und
   return fingerprint ? fingerprint.replace(/:/g, '').toLowerCase() : undefined;
 }
 
-/** onRequest: authenticates before the body is read, so anonymous callers never make the server parse bodies. */
+/** Applies a rate-limit verdict: the X-RateLimit-* headers always, and 429 when refused. */
+async function limit(reply: FastifyReply, verdict: Promise<Verdict>): Promise<void> {
+  const v = await verdict;
+  for (const [name, value] of Object.entries(rateHeaders(v.shown))) reply.header(name, value);
+  if (v.refused) throw rateLimited(v);
+}
+
+/**
+ * onRequest: authenticates before the body is read, so anonymous callers never make the server parse
+ * bodies, then counts the request against its principal; failed authentication counts against the IP.
+ */
 export function authHook(deps: HttpDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const result = await deps.auth.authenticate({ headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request) });
+    let result;
+    try {
+      result = await deps.auth.authenticate({ headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request) });
+    } catch (err) {
+      if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forIp(request.ip));
+      throw err;
+    }
     request.principal = result.principal;
     if (result.setCookies.length) reply.header('set-cookie', result.setCookies);
+    if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forPrincipal(result.principal));
   };
+}
+
+/** onRequest for public endpoints (login, the token endpoint, metadata): anonymous traffic counts per IP. */
+export function ipLimitHook(deps: HttpDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forIp(request.ip));
+  };
+}
+
+/** Login attempts also count per account (the email) and per IP, against password guessing. */
+export async function loginLimit(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, email: string): Promise<void> {
+  if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forLogin(email, request.ip));
 }
 
 /** preHandler: writes authenticated by a session cookie need the session's CSRF token (DESIGN §8). */

@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateClient, clientCredentials, grantScopes, OAuthError } from '../auth/oauth-clients.js';
 import { isAppError } from '../errors/app-error.js';
 import type { HttpDeps } from './app.js';
-import { verifiedCertificateSha256 } from './auth-hooks.js';
+import { ipLimitHook, verifiedCertificateSha256 } from './auth-hooks.js';
 import type { RouteTable } from './route-table.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in its own body shape, never the Canon error body. */
@@ -44,8 +44,14 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
 
   routes.add('/oauth/token', ['POST']);
   app.post('/oauth/token', {
+    onRequest: ipLimitHook(deps),
     errorHandler: (err, _request, reply) => {
       if (err instanceof OAuthError) return oauthError(reply, err);
+      // A rate-limited token request keeps its 429 and Retry-After; RFC 6749 has no error code for it.
+      if (isAppError(err) && err.code === 'RATE_LIMITED') {
+        for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
+        return oauthError(reply, new OAuthError('slow_down', err.message, 429));
+      }
       if (isAppError(err) && err.status < 500) return oauthError(reply, new OAuthError('invalid_request', err.message));
       const code = (err as { statusCode?: number }).statusCode;
       if (code && code < 500) return oauthError(reply, new OAuthError('invalid_request', 'The request is malformed.'));

@@ -12,14 +12,21 @@ export function registerServiceRoutes(app: FastifyInstance, deps: HttpDeps, rout
   });
   routes.add('/readyz', ['GET']);
   app.get('/readyz', async (_req, reply) => {
-    const names = Object.keys(deps.readiness);
-    const results = await Promise.all(names.map((n) => deps.readiness[n]!().catch(() => false)));
-    const down = names.filter((_, i) => !results[i]);
+    const run = async (checks: Record<string, () => Promise<boolean>>): Promise<Array<[string, boolean]>> =>
+      Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await check().catch(() => false)] as [string, boolean]));
+    const required = await run(deps.readiness.required);
+    const optional = await run(deps.readiness.optional);
+    const down = required.filter(([, ok]) => !ok).map(([n]) => n);
     if (down.length) {
       throw new AppError('SERVICE_UNAVAILABLE', `Not ready: ${down.join(', ')} unreachable.`, { details: down.map((field) => ({ field, message: 'unreachable' })), headers: { 'retry-after': '5' } });
     }
     reply.header('cache-control', 'no-store');
-    return { status: 'ready', checks: Object.fromEntries(names.map((n) => [n, 'ok'])) };
+    const degraded = optional.filter(([, ok]) => !ok).map(([n]) => n);
+    return {
+      status: degraded.length ? 'degraded' : 'ready',
+      checks: Object.fromEntries([...required.map(([n]) => [n, 'ok']), ...optional.map(([n, ok]) => [n, ok ? 'ok' : 'unreachable'])]),
+      ...(degraded.length ? { notes: degraded.map((n) => (n === 'redis' ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process' : `${n} is unreachable`)) } : {}),
+    };
   });
   for (const path of ['/healthz', '/readyz']) {
     app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());

@@ -7,7 +7,7 @@ import { validateShape } from '../model/validate.js';
 import { publicView } from '../services/views.js';
 import type { StoredRecord } from '../store/types.js';
 import type { HttpDeps } from './app.js';
-import { authHook, csrfHook } from './auth-hooks.js';
+import { authHook, csrfHook, ipLimitHook, loginLimit } from './auth-hooks.js';
 import { CHALLENGE } from '../auth/authenticator.js';
 import type { RouteTable } from './route-table.js';
 
@@ -44,8 +44,9 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
   };
 
   routes.add(`/${version}/sessions`, ['POST']);
-  app.post(`/${version}/sessions`, async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post(`/${version}/sessions`, { onRequest: ipLimitHook(deps) }, async (request: FastifyRequest, reply: FastifyReply) => {
     const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login');
+    await loginLimit(deps, request, reply, body.email);
     // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
     const session = await deps.sessions.login(body.email, body.password);
     if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });

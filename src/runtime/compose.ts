@@ -16,6 +16,9 @@ import { apiKeysResource } from '../platform/api-keys.js';
 import { idempotencyKeysResource, sessionsResource, signingKeysResource } from '../platform/internal.js';
 import { oauthClientsResource } from '../platform/oauth-clients.js';
 import { Idempotency } from '../services/idempotency.js';
+import { FailoverCounters } from '../counters/failover-counters.js';
+import { MemoryCounters } from '../counters/memory-counters.js';
+import { RateLimiter } from '../limits/rate-limiter.js';
 import { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
@@ -120,7 +123,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     hashPassword: (password) => hashPassword(password, config.passwordCost),
     idempotency,
-    readiness: { store: () => store.ping(), ...(shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {}) },
+    readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
+    limiter: new RateLimiter(
+      shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => (built.app ? built.app.log.warn(m) : console.warn(m))) : shared.counters,
+      config.rateLimits,
+    ),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   built.app = app;

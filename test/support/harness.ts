@@ -1,11 +1,23 @@
 // Test harness: starts Canon in-process on an in-memory SQLite store and talks to it through inject or a real socket.
 import type { FastifyInstance } from 'fastify';
 import { resolveConfig, type Config } from '../../src/config/config.js';
+import type { RateLimits } from '../../src/limits/rate-limiter.js';
 import type { AppDef } from '../../src/model/types.js';
 import { createRuntime, type Runtime } from '../../src/runtime/compose.js';
 import { createTestDatabase, PG_URL } from './pg.js';
 
 export const ADMIN_KEY = 'ck_test_admin_key_0123456789abcdefghij';
+
+/** Limits on, so every request goes through the limiter, but high enough that suites never meet them. */
+export const GENEROUS_LIMITS: RateLimits = {
+  enabled: true,
+  algorithm: 'token-bucket',
+  perPrincipal: { limit: 1_000_000, periodSeconds: 1 },
+  perIp: { limit: 1_000_000, periodSeconds: 1 },
+  global: { limit: 1_000_000, periodSeconds: 1 },
+  loginPerAccount: { limit: 1_000_000, periodSeconds: 1 },
+  loginPerIp: { limit: 1_000_000, periodSeconds: 1 },
+};
 /** Cheap scrypt parameters for tests; production uses the OWASP minimum. */
 export const TEST_PASSWORD_COST = { N: 1024, r: 8, p: 1 };
 
@@ -55,7 +67,7 @@ export class FakeClock {
 
 export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef, clock?: FakeClock): Promise<TestServer> {
   const db = mode.endsWith('/postgres') ? await createTestDatabase() : undefined;
-  const config = resolveConfig({ databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
+  const config = resolveConfig({ rateLimits: GENEROUS_LIMITS, databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
   const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}), ...(clock ? { clock: clock.now } : {}) });
   let baseUrl: string | undefined;
   const transport: Transport = mode.startsWith('listen') ? 'listen' : 'inject';
