@@ -59,6 +59,14 @@ export interface Config {
    * addresses and CIDRs. Only then does the header decide the client IP (for per-IP limits).
    */
   trustProxy: boolean | string;
+  overload: {
+    /** Mean event-loop delay over a sample above which requests get 503. */
+    maxEventLoopDelayMs: number;
+    /** Heap in use above which requests get 503; 90% of V8's heap limit when unset. */
+    maxHeapUsedBytes: number | undefined;
+    sampleIntervalMs: number;
+    retryAfterSeconds: number;
+  };
 }
 
 export const DEFAULTS: Config = {
@@ -101,6 +109,7 @@ export const DEFAULTS: Config = {
     loginPerIp: { limit: 30, periodSeconds: 60 },
   },
   trustProxy: false,
+  overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
 };
 
 function oneOf<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
@@ -161,6 +170,9 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
     loginPerAccount: rate('CANON_RATE_LIMIT_LOGIN_PER_ACCOUNT') ?? limits.loginPerAccount,
     loginPerIp: rate('CANON_RATE_LIMIT_LOGIN_PER_IP') ?? limits.loginPerIp,
   };
+  const lag = int(env.CANON_MAX_EVENT_LOOP_DELAY_MS, 'CANON_MAX_EVENT_LOOP_DELAY_MS');
+  const heap = int(env.CANON_MAX_HEAP_BYTES, 'CANON_MAX_HEAP_BYTES');
+  if (lag !== undefined || heap !== undefined) out.overload = { ...DEFAULTS.overload, ...(lag !== undefined ? { maxEventLoopDelayMs: lag } : {}), ...(heap !== undefined ? { maxHeapUsedBytes: heap } : {}) };
   if (env.CANON_TRUST_PROXY) out.trustProxy = env.CANON_TRUST_PROXY === 'true' ? true : env.CANON_TRUST_PROXY === 'false' ? false : env.CANON_TRUST_PROXY;
   if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
   return out;

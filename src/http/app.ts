@@ -20,6 +20,7 @@ import type { RateLimiter } from '../limits/rate-limiter.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { registerOAuthRoutes } from './oauth-routes.js';
+import { registerOverload } from './overload.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { errorBody, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
@@ -155,6 +156,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     return sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`));
   });
 
+  await registerOverload(app, config);
   registerBodyParsers(app, config);
   registerServiceRoutes(app, deps, routes);
   registerOAuthRoutes(app, deps, routes);
