@@ -10,7 +10,8 @@
 // to 127.0.0.1 only. Results are printed as a table and written to bench/results/get-by-id.json.
 //
 // Environment: BENCH_DURATION (measured seconds, default 10), BENCH_CONNECTIONS (default 50),
-// BENCH_WARMUP (warm-up seconds, default 3), BENCH_PIPELINING (default 1).
+// BENCH_WARMUP (warm-up seconds, default 3), BENCH_PIPELINING (default 1), BENCH_QUIET_WAIT (at most this
+// many seconds, default 30, waiting for the machine to be idle before each measured run; 0 disables).
 import autocannon from 'autocannon';
 import { Buffer } from 'node:buffer';
 import { spawn, spawnSync } from 'node:child_process';
@@ -32,6 +33,7 @@ const TARGET_RATIO = 0.6;
 const SERVER_CORE = '0';
 const CLIENT_CORE = '1';
 const READY_TIMEOUT_MS = 30_000;
+const UNLIMITED_RATE = '1000000000/1';
 // Read before pinning: once this process is pinned to one core, availableParallelism() reports 1.
 const CORES = os.availableParallelism();
 const CPU_MODEL = os.cpus()[0]?.model ?? 'unknown CPU';
@@ -49,6 +51,8 @@ const DURATION = intFromEnv('BENCH_DURATION', 10, 1, 600);
 const CONNECTIONS = intFromEnv('BENCH_CONNECTIONS', 50, 1, 1000);
 const WARMUP = intFromEnv('BENCH_WARMUP', 3, 0, 120);
 const PIPELINING = intFromEnv('BENCH_PIPELINING', 1, 1, 100);
+// Seconds to wait, at most, for the machine to be idle before each measured run (0: do not wait).
+const QUIET_WAIT = intFromEnv('BENCH_QUIET_WAIT', 30, 0, 600);
 
 // ---------------------------------------------------------------------------------------------------
 // Child processes and clean-up: every child is tracked and killed on exit, on signals and on errors.
@@ -139,6 +143,40 @@ function cpuSecondsOf(pid) {
   }
 }
 
+/** Busy and steal seconds per core since boot, from /proc/stat (to spot other load during a run). */
+function coreTimes() {
+  try {
+    const cores = {};
+    for (const line of readFileSync('/proc/stat', 'utf8').split('\n')) {
+      const match = /^cpu(\d+)\s+(.*)$/.exec(line);
+      if (!match) continue;
+      const [user, nice, system, , , irq, softirq, steal] = match[2].split(/\s+/).map(Number);
+      cores[match[1]] = { busy: (user + nice + system + irq + softirq) / CLOCK_TICKS, steal: (steal || 0) / CLOCK_TICKS };
+    }
+    return cores;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Waits (bounded by `maxSeconds`) until the whole machine used less than `threshold` of one core over a
+ * one-second sample, so that a measured run does not start while something else is busy. Returns the last
+ * sample (fraction of one core) and whether the machine was quiet.
+ */
+async function waitForQuiet(maxSeconds, threshold = 0.15) {
+  let last = null;
+  for (let i = 0; i < maxSeconds; i++) {
+    const before = coreTimes();
+    await sleep(1000);
+    const after = coreTimes();
+    if (!before || !after) return { quiet: null, busyCores: null };
+    last = Object.keys(after).reduce((sum, core) => sum + after[core].busy - (before[core]?.busy ?? after[core].busy), 0);
+    if (last < threshold) return { quiet: true, busyCores: last, waitedSeconds: i + 1 };
+  }
+  return { quiet: false, busyCores: last, waitedSeconds: maxSeconds };
+}
+
 function selfCpuSeconds() {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1e6;
@@ -170,7 +208,10 @@ function startServer(name, script, args, env, pinned) {
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
-  child.once('error', (err) => keep(`\n[spawn error] ${err.message}\n`));
+  child.once('error', (err) => {
+    keep(`\n[spawn error] ${err.message}\n`);
+    children.delete(child); // a child that could not be spawned counts as exited
+  });
   const exited = new Promise((resolve) => {
     child.once('close', (code, signal) => {
       children.delete(child);
@@ -335,22 +376,44 @@ async function benchmarkServer({ name, label, start, prepare }) {
       const warm = await runLoad(`${name} warm-up`, url, headers, WARMUP);
       console.log(`${Math.round(warm.requests.average)} req/s`);
     }
+    let quiet = { quiet: null, busyCores: null, waitedSeconds: 0 };
+    if (QUIET_WAIT > 0) {
+      quiet = await waitForQuiet(QUIET_WAIT);
+      if (quiet.quiet === false) console.warn(`bench: WARNING the machine stayed busy (${fmt(quiet.busyCores * 100)}% of a core) for ${QUIET_WAIT} s; measuring anyway.`);
+    }
     process.stdout.write(`bench: ${label}: measuring ${DURATION} s with ${CONNECTIONS} connections ... `);
     const histogram = new LatencyHistogram();
     const serverCpuBefore = cpuSecondsOf(server.child.pid);
     const clientCpuBefore = selfCpuSeconds();
+    const coresBefore = coreTimes();
     const wallBefore = process.hrtime.bigint();
     const measured = await runLoad(name, url, headers, DURATION, histogram);
     const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
     const serverCpuAfter = cpuSecondsOf(server.child.pid);
+    const coresAfter = coreTimes();
     const cpu = {
-      // fraction of one core used during the measured run; server near 1.0 means it is the bottleneck
+      // fractions of one core over the measured run; a server near 1.0 is the bottleneck
       server: serverCpuBefore === undefined || serverCpuAfter === undefined ? null : (serverCpuAfter - serverCpuBefore) / wallSeconds,
       client: (selfCpuSeconds() - clientCpuBefore) / wallSeconds,
+      other: null,
+      steal: null,
     };
+    if (coresBefore && coresAfter && cpu.server !== null) {
+      // Everything else that ran on the machine meanwhile (summed over all cores), and hypervisor steal.
+      let busy = 0;
+      let steal = 0;
+      for (const core of Object.keys(coresAfter)) {
+        busy += coresAfter[core].busy - (coresBefore[core]?.busy ?? coresAfter[core].busy);
+        steal += coresAfter[core].steal - (coresBefore[core]?.steal ?? coresAfter[core].steal);
+      }
+      cpu.other = Math.max(0, busy / wallSeconds - cpu.server - cpu.client);
+      cpu.steal = steal / wallSeconds;
+    }
     console.log(`${Math.round(measured.requests.average)} req/s`);
-    if (hasExited(server)) throw new Error(`${server.name} died during the run.\n--- its output ---\n${server.output()}`);
-    return { label, url, command: server.command, serverAllowedCpus: serverCpus ?? null, check, ...summarise(measured, histogram, cpu) };
+    if (hasExited(server)) {
+      throw new Error(`${server.name} died during the run (exit code ${server.child.exitCode}, signal ${server.child.signalCode}).\n--- its output ---\n${server.output()}`);
+    }
+    return { label, url, command: server.command, serverAllowedCpus: serverCpus ?? null, quietBeforeRun: quiet, check, ...summarise(measured, histogram, cpu) };
   } finally {
     await stopServer(server);
   }
@@ -373,6 +436,12 @@ function canonTarget(pinned) {
         CANON_ADMIN_API_KEY: ADMIN_KEY,
         CANON_LOG_LEVEL: 'warn',
         CANON_SEED: '1',
+        // Rate limiting stays on (its bookkeeping is part of every request's cost), with limits far above
+        // anything one core can serve so that no request is refused. CANON_RATE_LIMIT=off in the
+        // environment still turns it off, to measure without it.
+        CANON_RATE_LIMIT_PER_PRINCIPAL: UNLIMITED_RATE,
+        CANON_RATE_LIMIT_PER_IP: UNLIMITED_RATE,
+        CANON_RATE_LIMIT_GLOBAL: UNLIMITED_RATE,
       });
       return startServer('Canon', CANON_CLI, ['serve'], env, pinned);
     },
@@ -417,7 +486,7 @@ function fmt(n, digits = 0) {
 }
 
 function printTable(rows) {
-  const header = ['server', 'req/s (avg)', 'req/s stddev', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors', 'server CPU', 'client CPU'];
+  const header = ['server', 'req/s (avg)', 'req/s stddev', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors', 'server CPU', 'client CPU', 'other CPU'];
   const body = rows.map((r) => [
     r.label,
     fmt(r.requestsPerSecond.average),
@@ -429,12 +498,22 @@ function printTable(rows) {
     fmt(r.errors + r.timeouts),
     r.cpuUtilisation.server === null ? 'n/a' : `${fmt(r.cpuUtilisation.server * 100)}%`,
     `${fmt(r.cpuUtilisation.client * 100)}%`,
+    r.cpuUtilisation.other === null ? 'n/a' : `${fmt(r.cpuUtilisation.other * 100)}%`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log(line(header));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of body) console.log(line(row));
+}
+
+/** The commit measured, and whether src/ had uncommitted changes (null outside a git checkout). */
+function sourceVersion() {
+  const git = (...args) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
+  const head = git('rev-parse', 'HEAD');
+  if (head.error || head.status !== 0) return null;
+  const dirty = git('status', '--porcelain', '--', 'src');
+  return { commit: head.stdout.trim(), srcDirty: dirty.status === 0 ? dirty.stdout.trim().length > 0 : null };
 }
 
 function autocannonVersion() {
@@ -458,25 +537,34 @@ async function main() {
   const bare = await benchmarkServer(bareTarget(pinned));
   const ratio = canon.requestsPerSecond.average / bare.requestsPerSecond.average;
 
-  console.log('');
-  printTable([canon, bare]);
-  console.log('');
-  console.log(`Canon/bare requests/s ratio: ${ratio.toFixed(2)}x (target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'})`);
-  console.log(`Canon response: ${canon.check.bodyBytes} bytes, bare response: ${bare.check.bodyBytes} bytes`);
-  if (pinned) console.log(`server CPU affinity as seen in /proc: Canon ${canon.serverAllowedCpus ?? 'n/a'}, bare ${bare.serverAllowedCpus ?? 'n/a'}`);
-  for (const r of [canon, bare]) {
-    if (r.cpuUtilisation.client > 0.9 && r.cpuUtilisation.server !== null && r.cpuUtilisation.server < 0.9) {
-      console.warn(`bench: WARNING ${r.label}: the client used ${fmt(r.cpuUtilisation.client * 100)}% of its core and the server only ${fmt(r.cpuUtilisation.server * 100)}%: this figure is client-bound (a lower bound for the server).`);
-    }
-  }
-
   const problems = [];
   for (const r of [canon, bare]) {
     if (r['2xx'] === 0) problems.push(`${r.label}: no 2xx responses at all`);
     if (r.non2xx !== 0) problems.push(`${r.label}: ${r.non2xx} non-2xx responses (status codes ${JSON.stringify(r.statusCodes)})`);
     if (r.errors !== 0 || r.timeouts !== 0) problems.push(`${r.label}: ${r.errors} errors, ${r.timeouts} timeouts`);
   }
-  if (canon.statusCodes['200'] !== canon['2xx']) problems.push(`Canon answered 2xx other than 200: ${JSON.stringify(canon.statusCodes)}`);
+  if (canon['2xx'] > 0 && canon.statusCodes['200'] !== canon['2xx']) problems.push(`Canon answered 2xx other than 200: ${JSON.stringify(canon.statusCodes)}`);
+
+  console.log('');
+  printTable([canon, bare]);
+  console.log('');
+  const verdict = problems.length > 0 ? 'INVALID RUN, see below' : `target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`;
+  console.log(`Canon/bare requests/s ratio: ${ratio.toFixed(2)}x (${verdict})`);
+  console.log(`Canon response: ${canon.check.bodyBytes} bytes, bare response: ${bare.check.bodyBytes} bytes`);
+  if (pinned) console.log(`server CPU affinity as seen in /proc: Canon ${canon.serverAllowedCpus ?? 'n/a'}, bare ${bare.serverAllowedCpus ?? 'n/a'}`);
+  for (const r of [canon, bare]) {
+    if (r.cpuUtilisation.client > 0.9 && r.cpuUtilisation.server !== null && r.cpuUtilisation.server < 0.9) {
+      console.warn(`bench: WARNING ${r.label}: the client used ${fmt(r.cpuUtilisation.client * 100)}% of its core and the server only ${fmt(r.cpuUtilisation.server * 100)}%: this figure is client-bound (a lower bound for the server).`);
+    } else if (r.cpuUtilisation.client > 0.95) {
+      console.warn(`bench: note ${r.label}: the client core was saturated too (${fmt(r.cpuUtilisation.client * 100)}%): the server may be able to do somewhat more than measured.`);
+    }
+    if (r.cpuUtilisation.other !== null && r.cpuUtilisation.other > 0.1) {
+      console.warn(`bench: WARNING ${r.label}: other processes used ${fmt(r.cpuUtilisation.other * 100)}% of a core during the run: the machine was not quiet, rerun for reliable figures.`);
+    }
+    if (r.cpuUtilisation.steal !== null && r.cpuUtilisation.steal > 0.05) {
+      console.warn(`bench: WARNING ${r.label}: the hypervisor stole ${fmt(r.cpuUtilisation.steal * 100)}% of a core during the run.`);
+    }
+  }
 
   const report = {
     benchmark: 'get-by-id',
@@ -487,6 +575,7 @@ async function main() {
       cpuModel: CPU_MODEL,
       cores: CORES,
     },
+    source: sourceVersion(),
     method: {
       client: `autocannon ${autocannonVersion()} (programmatic), in the benchmark process`,
       pinning,
@@ -495,11 +584,13 @@ async function main() {
       connections: CONNECTIONS,
       pipelining: PIPELINING,
       order: 'canon then bare, one at a time',
+      canonRateLimit: process.env.CANON_RATE_LIMIT === 'off' ? 'off' : `on, ${UNLIMITED_RATE} per principal, per IP and global`,
+      quietWaitSeconds: QUIET_WAIT,
     },
     results: { canon, bare },
     ratio,
     target: TARGET_RATIO,
-    targetMet: ratio >= TARGET_RATIO,
+    targetMet: problems.length === 0 && ratio >= TARGET_RATIO,
     valid: problems.length === 0,
     problems,
   };

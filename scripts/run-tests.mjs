@@ -19,5 +19,6 @@ if (files.length === 0) {
   console.error('no test files found under dist/test');
   process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', ...files], { stdio: 'inherit' });
+// A per-test time limit, so a hung test fails instead of stalling CI.
+const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-timeout=180000', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

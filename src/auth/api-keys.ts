@@ -1,5 +1,6 @@
 // API keys: `ck_` secrets with 256 random bits, stored as SHA-256 digests, resolved to a Principal per request.
 import type { Principal } from './principal.js';
+import type { PrincipalCache } from './principal-cache.js';
 import { digest, randomSecret } from './secrets.js';
 import type { Reader } from '../store/types.js';
 
@@ -22,9 +23,18 @@ export function keyPrefix(secret: string): string {
 const KEY_SHAPE = /^ck_[A-Za-z0-9_-]{20,100}$/;
 
 /** Resolves a presented secret to its principal, or null when it is malformed, unknown or its user is gone. */
-export async function principalForApiKey(store: Reader, usersResource: string, secret: string): Promise<Principal | null> {
+export async function principalForApiKey(store: Reader, usersResource: string, secret: string, cache?: PrincipalCache): Promise<Principal | null> {
   if (!KEY_SHAPE.test(secret)) return null;
-  const key = await store.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hashApiKey(secret) }]);
+  const hash = hashApiKey(secret);
+  const cached = cache?.get(hash);
+  if (cached) return cached;
+  const principal = await lookup(store, usersResource, hash);
+  if (principal) cache?.set(hash, principal);
+  return principal;
+}
+
+async function lookup(store: Reader, usersResource: string, hash: string): Promise<Principal | null> {
+  const key = await store.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hash }]);
   if (!key) return null;
   const userId = (key.user_id as string | null) ?? null;
   let role = 'admin';

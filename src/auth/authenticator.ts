@@ -4,6 +4,7 @@ import type { Reader } from '../store/types.js';
 import { principalForApiKey } from './api-keys.js';
 import { principalForCertificate } from './oauth-clients.js';
 import type { Principal } from './principal.js';
+import type { PrincipalCache } from './principal-cache.js';
 import { clearCookie, type CookieNames } from './session-cookies.js';
 import type { SessionManager } from './sessions.js';
 import { InvalidToken, type TokenService } from './tokens.js';
@@ -36,6 +37,7 @@ export class Authenticator {
     private readonly sessions: SessionManager,
     private readonly cookies: CookieNames,
     private readonly sessionCookie: (id: string, maxAge: number) => string,
+    private readonly keyCache?: PrincipalCache,
   ) {}
 
   /**
@@ -45,7 +47,7 @@ export class Authenticator {
   async authenticate(c: Credentials): Promise<Authenticated> {
     const key = c.headers['x-api-key'];
     if (key !== undefined) {
-      const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key) : null;
+      const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key, this.keyCache) : null;
       if (!principal) throw unauthenticated('The API key is invalid or has been revoked.', `ApiKey realm="canon", header="X-API-Key", error="invalid_key"`);
       return { principal, setCookies: [] };
     }

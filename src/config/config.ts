@@ -53,6 +53,8 @@ export interface Config {
   csrfMode: CsrfMode;
   tls: TlsConfig | undefined;
   idempotencyTtlSeconds: number;
+  /** How long an API key's principal is cached; events evict it sooner. 0 disables the cache. */
+  authCacheTtlMs: number;
   rateLimits: RateLimits;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
@@ -99,6 +101,7 @@ export const DEFAULTS: Config = {
   csrfMode: 'synchronizer',
   tls: undefined,
   idempotencyTtlSeconds: 86_400,
+  authCacheTtlMs: 10_000,
   rateLimits: {
     enabled: true,
     algorithm: 'token-bucket',
@@ -159,6 +162,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
   set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
   set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
+  set('authCacheTtlMs', int(env.CANON_AUTH_CACHE_TTL_MS, 'CANON_AUTH_CACHE_TTL_MS'));
   const rate = (name: string) => (env[name] ? parseRate(env[name]!, name) : undefined);
   const limits = DEFAULTS.rateLimits;
   out.rateLimits = {

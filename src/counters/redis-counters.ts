@@ -112,6 +112,7 @@ export class RedisCounters implements Counters {
   }
 
   async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    if (this.redis.status !== 'ready') this.redis.disconnect();
+    else await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -15,7 +15,11 @@ export class AppError extends Error {
   readonly headers: Record<string, string> | undefined;
 
   constructor(code: ErrorCode, message: string, options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {}) {
+    // Catalogued errors are answers, not bugs: no stack trace is captured (it costs more than the rest of a 4xx).
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CATALOG[code].status;

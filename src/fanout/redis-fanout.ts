@@ -48,6 +48,7 @@ export class RedisFanOut implements FanOut {
 
   async close(): Promise<void> {
     this.handlers.clear();
-    await Promise.all([this.pub, this.sub].map((c) => c.quit().catch(() => c.disconnect())));
+    // quit() waits for a connection that may never come; a client that is not ready is just dropped.
+    await Promise.all([this.pub, this.sub].map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : Promise.resolve(c.disconnect()))));
   }
 }

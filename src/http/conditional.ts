@@ -1,15 +1,14 @@
 // Validators and conditional requests (RFC 9110 §8.8, §13): strong ETags, Last-Modified, If-Match and If-None-Match.
-import { createHash } from 'node:crypto';
 import type { Access, Loaded } from '../services/access.js';
 import type { StoredRecord } from '../store/types.js';
 
 /**
- * A strong ETag: it changes with every write (the version) and with every change of representation
- * (the API version and the links this caller sees), so equal tags mean identical bodies.
+ * A strong ETag: it changes with every write (the version counter) and with every change of
+ * representation (the API version and the links this caller sees), so equal tags mean identical
+ * bodies. ETags compare per URL, so the id need not be part of it; nothing is hashed per request.
  */
 export function etagOf(record: StoredRecord, access: Access, apiVersion: string): string {
-  const variant = `${record.id}|${record.version}|${apiVersion}|${access.update ? 'u' : ''}${access.delete ? 'd' : ''}|${access.actions.join(',')}`;
-  return `"${createHash('sha1').update(variant).digest('base64url')}"`;
+  return `"${record.version}-${apiVersion}${access.update ? 'u' : ''}${access.delete ? 'd' : ''}${access.actions.length ? `-${access.actions.join('.')}` : ''}"`;
 }
 
 export function lastModifiedOf(record: StoredRecord): string {

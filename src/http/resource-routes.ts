@@ -67,12 +67,12 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
     const { list, create } = collectionHandlers(deps, version, r);
 
     routes.add(base, ['GET', 'POST']);
-    app.get(base, { onRequest: auth, preHandler: csrf }, (req, reply) => list(req as Req, reply));
+    app.get(base, { onRequest: auth }, (req, reply) => list(req as Req, reply));
     app.post(base, { onRequest: auth, preHandler: csrf }, (req, reply) => create(req as Req, reply));
     options(base);
 
     routes.add(item, ['GET', 'PUT', 'PATCH', 'DELETE']);
-    app.get(item, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
+    app.get(item, { onRequest: auth }, async (req, reply) => {
       const request = req as Req;
       const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
       const etag = etagOf(loaded.record, loaded.access, version.name);
@@ -116,7 +116,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
           return idempotent<Loaded>(deps, request, reply, (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within), (loaded) => objectResponse(version, r, loaded));
         });
       } else {
-        app.get(path, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
+        app.get(path, { onRequest: auth }, async (req, reply) => {
           const request = req as Req;
           const view = await deps.services.viewAction(ctxOf(request), r.name, idParam(request), name);
           reply.header('cache-control', PRIVATE);
@@ -132,7 +132,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       routes.add(path, ['GET', 'POST']);
       const parentOf = (request: Req): ParentRef => ({ resource: r.name, id: idParam(request), field: child.field });
       const childRoutes = collectionHandlers(deps, version, childResource);
-      app.get(path, { onRequest: auth, preHandler: csrf }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
+      app.get(path, { onRequest: auth }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
       app.post(path, { onRequest: auth, preHandler: csrf }, (req, reply) => childRoutes.create(req as Req, reply, parentOf(req as Req)));
       options(path);
     }

@@ -1,7 +1,8 @@
 // The composition root: config → store → model → services → HTTP app; nothing else wires adapters together.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { generateApiKey } from '../auth/api-keys.js';
+import { API_KEYS, generateApiKey } from '../auth/api-keys.js';
+import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Config } from '../config/config.js';
 import { buildHttpApp, type HttpApp } from '../http/app.js';
 import { Authenticator } from '../auth/authenticator.js';
@@ -83,7 +84,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
   // Committed events go to every process (their SSE clients, later); a failed publish never fails the write.
+  // API-key principals are cached briefly; committed events evict them here at once and, through the
+  // fan-out, in every other process.
+  const keyCache = new PrincipalCache(config.authCacheTtlMs);
+  const evict = (events: StoredEvent[]): void => keyCache.invalidate(events, API_KEYS, model.users);
+  // Not awaited: an unreachable Redis must not stop the process from serving (the TTL bounds staleness).
+  shared.fanout.subscribe(EVENTS_CHANNEL, (m) => evict(JSON.parse(m) as StoredEvent[])).catch(() => undefined);
   const publish = (events: StoredEvent[]): void => {
+    evict(events);
     shared.fanout.publish(EVENTS_CHANNEL, JSON.stringify(events)).catch(() => undefined);
   };
   const services = new ResourceService(store, model, clock, config.passwordCost, publish);
@@ -118,7 +126,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }, clock);
   const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   const names = cookieNames(config.production);
-  const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge));
+  const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), keyCache);
   const app = await buildHttpApp({
     model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     hashPassword: (password) => hashPassword(password, config.passwordCost),
