@@ -43,6 +43,8 @@ export interface Config {
   jsonMaxDepth: number;
   passwordCost: ScryptCost;
   logLevel: string;
+  /** One JSON line per request (CANON_ACCESS_LOG=on); off by default. */
+  accessLog: boolean;
   /** The base URL clients use; the OAuth issuer and token audience. Defaults to the listening address. */
   publicUrl: string | undefined;
   tokenTtlSeconds: number;
@@ -92,6 +94,7 @@ export const DEFAULTS: Config = {
   jsonMaxDepth: 32,
   passwordCost: DEFAULT_SCRYPT_COST,
   logLevel: 'info',
+  accessLog: false,
   publicUrl: undefined,
   tokenTtlSeconds: 600,
   sessionPolicy: 'absolute+idle',
@@ -153,6 +156,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('headersTimeoutMs', int(env.CANON_HEADERS_TIMEOUT_MS, 'CANON_HEADERS_TIMEOUT_MS'));
   set('requestTimeoutMs', int(env.CANON_REQUEST_TIMEOUT_MS, 'CANON_REQUEST_TIMEOUT_MS'));
   set('logLevel', env.CANON_LOG_LEVEL || undefined);
+  if (env.CANON_ACCESS_LOG === 'on' || env.CANON_ACCESS_LOG === 'true') out.accessLog = true;
   set('publicUrl', env.CANON_PUBLIC_URL || undefined);
   set('tokenTtlSeconds', int(env.CANON_TOKEN_TTL, 'CANON_TOKEN_TTL'));
   set('sessionPolicy', oneOf(env.CANON_SESSION_POLICY, 'CANON_SESSION_POLICY', SESSION_POLICIES));

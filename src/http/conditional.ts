@@ -11,8 +11,17 @@ export function etagOf(record: StoredRecord, access: Access, apiVersion: string)
   return `"${record.version}-${apiVersion}${access.update ? 'u' : ''}${access.delete ? 'd' : ''}${access.actions.length ? `-${access.actions.join('.')}` : ''}"`;
 }
 
+const httpDates = new Map<string, string>();
+
+/** The HTTP-date of the last change; formatted once per timestamp (a bounded memo: hot objects are read often). */
 export function lastModifiedOf(record: StoredRecord): string {
-  return new Date(record.updated_at).toUTCString();
+  let date = httpDates.get(record.updated_at);
+  if (date === undefined) {
+    if (httpDates.size >= 5000) httpDates.clear();
+    date = new Date(record.updated_at).toUTCString();
+    httpDates.set(record.updated_at, date);
+  }
+  return date;
 }
 
 /** Splits an If-Match / If-None-Match list; `*` is returned as the only element. */

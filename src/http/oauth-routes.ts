@@ -55,7 +55,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
       if (isAppError(err) && err.status < 500) return oauthError(reply, new OAuthError('invalid_request', err.message));
       const code = (err as { statusCode?: number }).statusCode;
       if (code && code < 500) return oauthError(reply, new OAuthError('invalid_request', 'The request is malformed.'));
-      reply.log.error({ err }, 'token endpoint failure');
+      deps.log.error({ err, request_id: reply.request.id }, 'token endpoint failure');
       return oauthError(reply, new OAuthError('server_error', 'The token could not be issued.', 500));
     },
   }, async (request: FastifyRequest, reply: FastifyReply) => {

@@ -36,10 +36,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** One object's response: its representation with validators; a response revealing a secret is never cached. */
-function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded, status = 200, reveal?: Record<string, unknown>): StoredResponse {
+function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded, status = 200, reveal?: Record<string, unknown>, etag?: string): StoredResponse {
   const revealed = reveal !== undefined && Object.keys(reveal).length > 0;
   const headers: Record<string, string> = {
-    etag: etagOf(loaded.record, loaded.access, version.name),
+    etag: etag ?? etagOf(loaded.record, loaded.access, version.name),
     'last-modified': lastModifiedOf(loaded.record),
     'cache-control': revealed ? 'no-store' : PRIVATE,
   };
@@ -82,7 +82,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       if (inm !== undefined ? ifNoneMatchHits(inm, etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
         return reply.code(304).header('etag', etag).header('last-modified', lastModifiedOf(loaded.record)).header('cache-control', PRIVATE).send();
       }
-      return sendObject(reply, version, r, loaded);
+      return send(reply, objectResponse(version, r, loaded, 200, undefined, etag));
     });
     for (const [method, mode] of [['PUT', 'replace'], ['PATCH', 'patch']] as const) {
       app.route({

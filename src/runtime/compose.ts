@@ -25,6 +25,7 @@ import type { Store } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
 import { persistentValue, randomSecret } from './data-dir.js';
 import { openShared } from './open-shared.js';
+import { createLogger } from './logger.js';
 import { openStore } from './open-store.js';
 import type { Counters } from '../counters/types.js';
 import type { FanOut } from '../fanout/types.js';
@@ -77,6 +78,7 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const log = createLogger(config.logLevel, options.logger !== false);
   const appDef = withPlatform(options.appDef ?? (await loadAppDef(config.configModule)));
   const model = compileModel(appDef);
   const { store, file } = openStore(config.databaseUrl, config.dbPoolSize);
@@ -133,10 +135,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     idempotency,
     readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
     limiter: new RateLimiter(
-      shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => (built.app ? built.app.log.warn(m) : console.warn(m))) : shared.counters,
+      shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters,
       config.rateLimits,
     ),
-    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    log,
   });
   built.app = app;
   await app.ready();
