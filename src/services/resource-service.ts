@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { DEFAULT_SCRYPT_COST, hashPassword, type ScryptCost } from '../auth/passwords.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
-import type { CompiledModel, CompiledResource } from '../model/compile.js';
+import { resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, writableFields, type BodyFormat } from '../model/validate.js';
 import { UniqueViolation, type Condition, type ListQuery, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
@@ -68,9 +68,7 @@ export class ResourceService {
   }
 
   resource(name: string): CompiledResource {
-    const r = this.model.resources.get(name);
-    if (!r) throw new Error(`unknown resource ${name}`);
-    return r;
+    return resourceOf(this.model, name);
   }
 
   private now(): string {

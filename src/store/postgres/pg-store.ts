@@ -1,7 +1,7 @@
 // The PostgreSQL store (`pg`, pooled): serializable transactions retried on conflict, migrations under an advisory lock.
 import pg from 'pg';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
-import { tableName } from '../../model/compile.js';
+import { resourceOf, tableName } from '../../model/compile.js';
 import { RANK_COLUMN, listSql, quote, whereClause } from '../sql/queries.js';
 import {
   UniqueViolation,
@@ -30,9 +30,7 @@ class PgOps implements Tx {
   constructor(private readonly db: Queryable, private readonly model: () => CompiledModel) {}
 
   private resource(name: string): CompiledResource {
-    const r = this.model().resources.get(name);
-    if (!r) throw new Error(`unknown resource ${name}`);
-    return r;
+    return resourceOf(this.model(), name);
   }
 
   private async rows(sql: string, params: unknown[]): Promise<Row[]> {

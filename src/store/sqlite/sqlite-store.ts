@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
-import { tableName } from '../../model/compile.js';
+import { resourceOf, tableName } from '../../model/compile.js';
 import { Mutex } from '../mutex.js';
 import {
   UniqueViolation,
@@ -36,9 +36,7 @@ class SqliteOps implements Tx {
   constructor(private readonly conn: Connection, private readonly model: () => CompiledModel) {}
 
   private resource(name: string): CompiledResource {
-    const r = this.model().resources.get(name);
-    if (!r) throw new Error(`unknown resource ${name}`);
-    return r;
+    return resourceOf(this.model(), name);
   }
 
   async get(resource: string, id: string): Promise<StoredRecord | null> {
