@@ -1,8 +1,16 @@
 // Encrypts private signing keys at rest with AES-256-GCM under a key derived (HKDF-SHA256) from CANON_SECRET.
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
+const derived = new Map<string, Buffer>();
+
+/** HKDF runs once per secret: deriving on every seal cost more than the encryption itself. */
 function keyFrom(secret: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'canon', 'canon signing keys v1', 32));
+  let key = derived.get(secret);
+  if (!key) {
+    key = Buffer.from(hkdfSync('sha256', secret, 'canon', 'canon signing keys v1', 32));
+    derived.set(secret, key);
+  }
+  return key;
 }
 
 export function seal(plaintext: string, secret: string): string {

@@ -1,5 +1,5 @@
 // In-process counters: exact within one process (the event loop serialises them); state expires with its window.
-import type { Consumption, Counters, SlidingWindow, TokenBucket } from './types.js';
+import type { Consumption, Counters, ImmediateCounters, SlidingWindow, TokenBucket } from './types.js';
 
 interface Bucket {
   tokens: number;
@@ -29,7 +29,20 @@ export class MemoryCounters implements Counters {
     for (const [k, l] of this.logs) if (l.expires <= now) this.logs.delete(k);
   }
 
-  async tokenBucket(key: string, { capacity, periodSeconds }: TokenBucket, cost = 1): Promise<Consumption> {
+  readonly immediate: ImmediateCounters = {
+    tokenBucket: (key, bucket, cost) => this.tokenBucketNow(key, bucket, cost),
+    slidingWindow: (key, window, cost) => this.slidingWindowNow(key, window, cost),
+  };
+
+  async tokenBucket(key: string, bucket: TokenBucket, cost = 1): Promise<Consumption> {
+    return this.tokenBucketNow(key, bucket, cost);
+  }
+
+  async slidingWindow(key: string, window: SlidingWindow, cost = 1): Promise<Consumption> {
+    return this.slidingWindowNow(key, window, cost);
+  }
+
+  private tokenBucketNow(key: string, { capacity, periodSeconds }: TokenBucket, cost = 1): Consumption {
     const now = this.now();
     this.sweep(now);
     const ratePerMs = capacity / (periodSeconds * 1000);
@@ -48,7 +61,7 @@ export class MemoryCounters implements Counters {
     };
   }
 
-  async slidingWindow(key: string, { limit, windowSeconds }: SlidingWindow, cost = 1): Promise<Consumption> {
+  private slidingWindowNow(key: string, { limit, windowSeconds }: SlidingWindow, cost = 1): Consumption {
     const now = this.now();
     this.sweep(now);
     const windowMs = windowSeconds * 1000;

@@ -23,7 +23,15 @@ export interface Consumption {
   retryAfter: number;
 }
 
+/** Counters that can answer without waiting (in-process ones): the rate limiter then adds no await to a request. */
+export interface ImmediateCounters {
+  tokenBucket(key: string, bucket: TokenBucket, cost?: number): Consumption;
+  slidingWindow(key: string, window: SlidingWindow, cost?: number): Consumption;
+}
+
 export interface Counters {
+  /** Present when answers need no I/O (a declared capability, so callers never test for a backend). */
+  readonly immediate?: ImmediateCounters;
   tokenBucket(key: string, bucket: TokenBucket, cost?: number): Promise<Consumption>;
   slidingWindow(key: string, window: SlidingWindow, cost?: number): Promise<Consumption>;
   ping(): Promise<boolean>;

@@ -24,8 +24,8 @@ export function verifiedCertificateSha256(request: FastifyRequest): string | und
 }
 
 /** Applies a rate-limit verdict: the X-RateLimit-* headers always, and 429 when refused. */
-async function limit(reply: FastifyReply, verdict: Promise<Verdict>): Promise<void> {
-  const v = await verdict;
+async function limit(reply: FastifyReply, verdict: Verdict | Promise<Verdict>): Promise<void> {
+  const v = verdict instanceof Promise ? await verdict : verdict;
   for (const [name, value] of Object.entries(rateHeaders(v.shown))) reply.header(name, value);
   if (v.refused) throw rateLimited(v);
 }

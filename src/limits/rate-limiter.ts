@@ -42,6 +42,13 @@ export function rateLimited(v: Verdict): AppError {
   return new AppError('RATE_LIMITED', `Too many requests; retry in ${c.retryAfter} s.`, { headers: { ...rateHeaders(c), 'retry-after': String(c.retryAfter) } });
 }
 
+/** Own limit refused: that decides; else the global one (taken only when the own one passed). */
+function decide(own: Consumption, takeGlobal: () => Consumption): Verdict {
+  if (!own.allowed) return { shown: own, refused: own };
+  const global = takeGlobal();
+  return global.allowed ? { shown: own, refused: undefined } : { shown: global, refused: global };
+}
+
 export class RateLimiter {
   constructor(private readonly counters: Counters, readonly limits: RateLimits) {}
 
@@ -52,19 +59,29 @@ export class RateLimiter {
   }
 
   /** The caller's own limit first, then the global one; the first refusal decides. */
-  private async check(key: string, rate: Rate): Promise<Verdict> {
-    const own = await this.consume(key, rate);
-    if (!own.allowed) return { shown: own, refused: own };
-    const global = await this.consume('global', this.limits.global);
-    return global.allowed ? { shown: own, refused: undefined } : { shown: global, refused: global };
+  private check(key: string, rate: Rate): Verdict | Promise<Verdict> {
+    const now = this.counters.immediate;
+    if (now) {
+      // In-process counters answer at once: no promise on the hot path.
+      const take = (k: string, r: Rate): Consumption => (this.limits.algorithm === 'sliding-window'
+        ? now.slidingWindow(k, { limit: r.limit, windowSeconds: r.periodSeconds })
+        : now.tokenBucket(k, { capacity: r.limit, periodSeconds: r.periodSeconds }));
+      return decide(take(key, rate), () => take('global', this.limits.global));
+    }
+    return (async () => {
+      const own = await this.consume(key, rate);
+      if (!own.allowed) return { shown: own, refused: own };
+      const global = await this.consume('global', this.limits.global);
+      return decide(own, () => global);
+    })();
   }
 
   /** Authenticated traffic counts against its principal: the user for user-bound credentials, else the credential. */
-  forPrincipal(p: Principal): Promise<Verdict> {
+  forPrincipal(p: Principal): Verdict | Promise<Verdict> {
     return this.check(`p:${p.userId ?? `${p.kind}:${p.credentialId}`}`, this.limits.perPrincipal);
   }
 
-  forIp(ip: string): Promise<Verdict> {
+  forIp(ip: string): Verdict | Promise<Verdict> {
     return this.check(`ip:${ip}`, this.limits.perIp);
   }
 

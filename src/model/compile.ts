@@ -21,6 +21,8 @@ export interface QueryPath {
   pattern?: RegExp;
   filterable: boolean;
   sortable: boolean;
+  /** Whether the column can hold null: keyset predicates and PostgreSQL's null ordering depend on it. */
+  nullable: boolean;
 }
 
 export interface CompiledResource {
@@ -37,6 +39,11 @@ export interface CompiledResource {
   paths: Map<string, QueryPath>;
   searchable: string[];
   uniqueFields: string[];
+  /**
+   * (filter column, sort column) pairs indexed together with id: an enum filter is common and has
+   * few values, so without them a filtered, sorted page sorts every matching row.
+   */
+  compositeIndexes: Array<[string, string]>;
   parents: BelongsTo[];
   /** Nested collections under this resource: `/users/{id}/orders`. */
   children: Array<{ resource: string; field: string }>;
@@ -65,20 +72,23 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
   const paths = new Map<string, QueryPath>();
   // System fields: every resource filters and sorts by id and created_at (DESIGN §3 lists them
   // per resource; allowing them on all is an additive superset); updated_at is informational only.
-  paths.set('id', { path: 'id', column: 'id', type: 'uuid', filterable: true, sortable: true });
-  paths.set('created_at', { path: 'created_at', column: 'created_at', type: 'timestamp', filterable: true, sortable: true });
+  paths.set('id', { path: 'id', column: 'id', type: 'uuid', filterable: true, sortable: true, nullable: false });
+  // Internal bookkeeping tables are never listed by clients: no created_at index to keep up on every write.
+  const queryable = !def.internal;
+  paths.set('created_at', { path: 'created_at', column: 'created_at', type: 'timestamp', filterable: queryable, sortable: queryable, nullable: false });
   for (const [name, field] of stored) {
     if (field.type === 'money') {
       columns.push({ name: `${name}_amount`, type: 'integer' }, { name: `${name}_currency`, type: 'string' });
-      paths.set(`${name}.amount`, { path: `${name}.amount`, column: `${name}_amount`, type: 'integer', filterable: !!field.filterable, sortable: !!field.sortable });
-      paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', pattern: CURRENCY, filterable: !!field.filterable, sortable: false });
+      const nullable = !field.required && field.default === undefined;
+      paths.set(`${name}.amount`, { path: `${name}.amount`, column: `${name}_amount`, type: 'integer', filterable: !!field.filterable, sortable: !!field.sortable, nullable });
+      paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', pattern: CURRENCY, filterable: !!field.filterable, sortable: false, nullable });
     } else if (field.type === 'string[]' || field.type === 'object') {
       columns.push({ name, type: 'json' });
     } else {
       const type = SCALAR[field.type];
       columns.push({ name, type });
       if (!field.hidden) {
-        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { email: true } : {}), ...(field.pattern ? { pattern: new RegExp(field.pattern, 'u') } : {}), filterable: !!field.filterable, sortable: !!field.sortable });
+        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { email: true } : {}), ...(field.pattern ? { pattern: new RegExp(field.pattern, 'u') } : {}), filterable: !!field.filterable, sortable: !!field.sortable, nullable: !field.required && field.default === undefined });
       }
     }
   }
@@ -101,6 +111,9 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
     paths,
     searchable: stored.filter(([, f]) => f.searchable).map(([n]) => n),
     uniqueFields: stored.filter(([, f]) => f.unique).map(([n]) => n),
+    compositeIndexes: [...paths.values()]
+      .filter((p) => p.filterable && p.type === 'enum')
+      .flatMap((f) => [...paths.values()].filter((s) => s.sortable && s.path !== 'id' && s.column !== f.column).map((s): [string, string] => [f.column, s.column])),
     parents: def.belongsTo ?? [],
     children,
   };

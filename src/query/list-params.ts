@@ -54,9 +54,10 @@ function parseSort(details: ErrorDetail[], r: CompiledResource, raw: string | un
       }
     }
   }
-  // Ties are always broken by id, so the order is total and keyset pages never skip or repeat.
+  // Ties are always broken by id, so the order is total and keyset pages never skip or repeat. The
+  // tie-break runs in the first key's direction, so a (column, id) index can serve the whole order.
   const idAt = keys.findIndex((k) => k.path === 'id');
-  return idAt >= 0 ? keys.slice(0, idAt + 1) : [...keys, { path: 'id', desc: false }];
+  return idAt >= 0 ? keys.slice(0, idAt + 1) : [...keys, { path: 'id', desc: keys[0]?.desc ?? false }];
 }
 
 function parseFields(details: ErrorDetail[], r: CompiledResource, raw: string | undefined): string[] | undefined {

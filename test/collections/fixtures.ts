@@ -84,10 +84,10 @@ export async function fixtures(server: TestServer): Promise<CollectionFixture[]>
   ];
 }
 
-/** Compares two rendered objects by a sort spec, nulls first ascending, ties by id. */
+/** Compares two rendered objects by a sort spec, nulls first ascending, ties by id in the first key's direction. */
 export function comparator(sort: string): (a: Record<string, unknown>, b: Record<string, unknown>) => number {
   const keys = sort.split(',').map((k) => ({ path: k.replace(/^-/, ''), desc: k.startsWith('-') }));
-  if (!keys.some((k) => k.path === 'id')) keys.push({ path: 'id', desc: false });
+  if (!keys.some((k) => k.path === 'id')) keys.push({ path: 'id', desc: keys[0]!.desc });
   const at = (o: Record<string, unknown>, path: string): unknown => path.split('.').reduce<unknown>((v, p) => (v as Record<string, unknown> | null)?.[p] ?? null, o);
   return (a, b) => {
     for (const k of keys) {

@@ -46,7 +46,8 @@ describe('parseListParams', () => {
     ['money range', { 'price.amount[gte]': '100' }, (p) => assert.deepEqual(p.where, [{ path: 'price.amount', op: 'gte', value: 100 }])],
     ['in list', { 'status[in]': 'active,draft' }, (p) => assert.deepEqual(p.where, [{ path: 'status', op: 'in', value: ['active', 'draft'] }])],
     ['timestamp normalised', { 'created_at[lt]': '2026-01-01' }, (p) => assert.deepEqual(p.where, [{ path: 'created_at', op: 'lt', value: '2026-01-01T00:00:00.000Z' }])],
-    ['two-field sort, id appended', { sort: '-price.amount,name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'price.amount', desc: true }, { path: 'name', desc: false }, { path: 'id', desc: false }])],
+    ['two-field sort, id appended in the direction of the first key', { sort: '-price.amount,name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'price.amount', desc: true }, { path: 'name', desc: false }, { path: 'id', desc: true }])],
+    ['ascending sort, id ascending', { sort: 'name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'name', desc: false }, { path: 'id', desc: false }])],
     ['explicit id sort ends the order', { sort: '-id' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'id', desc: true }])],
     ['sparse fields', { fields: 'id,name' }, (p) => assert.deepEqual(p.fields, ['id', 'name'])],
   ];

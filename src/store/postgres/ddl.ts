@@ -24,13 +24,19 @@ export function indexes(r: CompiledResource): string[] {
   const out: string[] = [];
   for (const field of r.uniqueFields) out.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${quote(`ux_${t}_${field}`)} ON ${quote(t)} (${quote(field)})`);
   const seen = new Set<string>(['id']);
-  const add = (column: string): void => {
+  // Nullable columns are indexed NULLS FIRST, the order the store contract sorts them in, so the
+  // index serves ascending scans forwards and descending ones backwards.
+  const add = (column: string, nullable: boolean): void => {
     if (seen.has(column)) return;
     seen.add(column);
-    out.push(`CREATE INDEX IF NOT EXISTS ${quote(`ix_${t}_${column}`)} ON ${quote(t)} (${quote(column)}, id)`);
+    out.push(`CREATE INDEX IF NOT EXISTS ${quote(`ix_${t}_${column}`)} ON ${quote(t)} (${quote(column)}${nullable ? ' NULLS FIRST' : ''}, id)`);
   };
-  for (const path of r.paths.values()) if (path.filterable || path.sortable) add(path.column);
-  for (const [name, field] of r.stored) if (field.references) add(name);
+  for (const path of r.paths.values()) if (path.filterable || path.sortable) add(path.column, path.nullable);
+  for (const [name, field] of r.stored) if (field.references) add(name, !field.required);
+  for (const [filter, sort] of r.compositeIndexes) {
+    const nullable = [...r.paths.values()].find((p) => p.column === sort)?.nullable ?? true;
+    out.push(`CREATE INDEX IF NOT EXISTS ${quote(`cx_${t}_${filter}_${sort}`)} ON ${quote(t)} (${quote(filter)}, ${quote(sort)}${nullable ? ' NULLS FIRST' : ''}, id)`);
+  }
   if (r.searchable.length) out.push(`CREATE INDEX IF NOT EXISTS ${quote(`gx_${t}_search`)} ON ${quote(t)} USING gin (${SEARCH_COLUMN})`);
   return out;
 }

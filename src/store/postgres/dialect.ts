@@ -9,7 +9,9 @@ export const pgDialect: Dialect = {
   same: 'IS NOT DISTINCT FROM',
   differs: 'IS DISTINCT FROM',
   // PostgreSQL puts nulls last ascending by default; the store contract says first (as SQLite does).
-  nulls: (desc) => (desc ? ' NULLS LAST' : ' NULLS FIRST'),
+  // Only nullable columns say so: a column without nulls keeps the default, which its index serves.
+  nulls: (desc, nullable) => (!nullable ? '' : desc ? ' NULLS LAST' : ' NULLS FIRST'),
+  rowValues: true,
   value: (v) => v,
   columns: columnList,
   searchSource(r: CompiledResource, text: string): Sql | undefined {

@@ -8,8 +8,10 @@ export interface Dialect {
   /** Null-safe equality and inequality operators. */
   same: string;
   differs: string;
-  /** ORDER BY suffix making nulls sort first ascending and last descending, as the store contract says. */
-  nulls(desc: boolean): string;
+  /** ORDER BY suffix making nulls of a nullable column sort first ascending and last descending (the store contract). */
+  nulls(desc: boolean, nullable: boolean): string;
+  /** Whether `(a, b) > (?, ?)` row-value comparisons are available (both engines here). */
+  rowValues: boolean;
   value(v: unknown): unknown;
   /** The select list of a table's rows (`*`, or explicit columns to leave out internal ones). */
   columns(resource: CompiledResource): string;
@@ -28,6 +30,12 @@ export interface Sql {
 
 /** The computed rank column of a search (bm25: lower is better). */
 export const RANK_COLUMN = '_rank';
+
+/** Nullable unless the model says otherwise; the rank and system columns never are. */
+function nullable(resource: CompiledResource, path: string): boolean {
+  if (path === RANK_COLUMN) return false;
+  return resource.paths.get(path)?.nullable ?? true;
+}
 
 function column(resource: CompiledResource, path: string): string {
   if (path === RANK_COLUMN) return RANK_COLUMN;
@@ -85,12 +93,22 @@ function strictlyAfter(d: Dialect, col: string, desc: boolean, value: unknown, p
 }
 
 /**
- * The keyset predicate "strictly after `after` in `orderBy` order", expanded so that mixed
- * directions and nulls work: (a > x) OR (a IS x AND b < y) OR (a IS x AND b IS y AND id > z).
+ * The keyset predicate "strictly after `after` in `orderBy` order". When every key runs one way and
+ * none can be null it is a row-value comparison, `(a, id) > (x, z)`, which both engines answer with
+ * an index range. Otherwise it is expanded so mixed directions and nulls work —
+ * (a > x) OR (a IS x AND b < y) OR (a IS x AND b IS y AND id > z) — behind a leading bound on the
+ * first key (a >= x) that keeps the index range usable.
  */
 export function keysetClause(d: Dialect, resource: CompiledResource, orderBy: SortKey[], after: unknown[]): Sql {
+  const uniform = orderBy.every((k) => k.desc === orderBy[0]!.desc);
+  const noNulls = orderBy.every((k, i) => !nullable(resource, k.path) && after[i] !== null && after[i] !== undefined);
+  if (d.rowValues && uniform && noNulls) {
+    const cols = orderBy.map((k) => column(resource, k.path)).join(', ');
+    return { text: `(${cols}) ${orderBy[0]!.desc ? '<' : '>'} (${orderBy.map(() => '?').join(', ')})`, params: after.map((v) => d.value(v)) };
+  }
   const ors: string[] = [];
   const params: unknown[] = [];
+  const lead = leadingBound(d, resource, orderBy[0]!, after[0]);
   for (let i = 0; i < orderBy.length; i++) {
     const ands: string[] = [];
     for (let j = 0; j < i; j++) {
@@ -100,11 +118,20 @@ export function keysetClause(d: Dialect, resource: CompiledResource, orderBy: So
     ands.push(strictlyAfter(d, column(resource, orderBy[i]!.path), orderBy[i]!.desc, after[i], params));
     ors.push(`(${ands.join(' AND ')})`);
   }
-  return { text: `(${ors.join(' OR ')})`, params };
+  const text = `(${ors.join(' OR ')})`;
+  return lead ? { text: `${lead.text} AND ${text}`, params: [...lead.params, ...params] } : { text, params };
+}
+
+/** A bound every row after the position satisfies on the first key alone, for the index's sake. */
+function leadingBound(d: Dialect, resource: CompiledResource, key: SortKey, value: unknown): Sql | undefined {
+  const col = column(resource, key.path);
+  if (value === null || value === undefined) return key.desc ? { text: `${col} IS NULL`, params: [] } : undefined;
+  if (!key.desc) return { text: `${col} >= ?`, params: [d.value(value)] };
+  return nullable(resource, key.path) ? { text: `(${col} <= ? OR ${col} IS NULL)`, params: [d.value(value)] } : { text: `${col} <= ?`, params: [d.value(value)] };
 }
 
 export function orderClause(d: Dialect, resource: CompiledResource, orderBy: SortKey[]): string {
-  return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}${d.nulls(k.desc)}`).join(', ');
+  return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}${d.nulls(k.desc, nullable(resource, k.path))}`).join(', ');
 }
 
 export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): { page: Sql; count: Sql } | undefined {

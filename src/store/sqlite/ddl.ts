@@ -32,6 +32,9 @@ export function indexes(resource: CompiledResource): string[] {
     seen.add(path.column);
     out.push(`CREATE INDEX IF NOT EXISTS ${quote(`ix_${t}_${path.column}`)} ON ${quote(t)} (${quote(path.column)}, id)`);
   }
+  for (const [filter, sort] of resource.compositeIndexes) {
+    out.push(`CREATE INDEX IF NOT EXISTS ${quote(`cx_${t}_${filter}_${sort}`)} ON ${quote(t)} (${quote(filter)}, ${quote(sort)}, id)`);
+  }
   for (const [name, field] of resource.stored) {
     if (field.references && !seen.has(name)) {
       seen.add(name);

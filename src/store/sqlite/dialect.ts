@@ -9,6 +9,7 @@ export const sqliteDialect: Dialect = {
   differs: 'IS NOT',
   // SQLite already sorts nulls first ascending and last descending; an explicit clause could cost the index.
   nulls: () => '',
+  rowValues: true,
   value: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
   columns: () => '*',
   searchSource(resource: CompiledResource, text: string): Sql | undefined {
