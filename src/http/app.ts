@@ -103,7 +103,6 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
     // lines go through deps.log instead.
     logger: false,
-    disableRequestLogging: true,
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { maxParamLength: 256 },
     genReqId: requestIdFrom,
