@@ -4,6 +4,7 @@
 // Listens on 127.0.0.1:$PORT and exits when its stdin closes (i.e. when the benchmark goes away).
 import http from 'node:http';
 import { Buffer } from 'node:buffer';
+import { stopWithParent } from '../lib/lifecycle.mjs';
 
 const id = '01a1ffe5-1ce3-765a-b1f4-2888f357259d';
 const product = {
@@ -42,11 +43,4 @@ const stop = () => {
   server.closeAllConnections();
   process.exit(0);
 };
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
-// If the parent dies without killing us, our stdin pipe closes: leave too (no stray processes).
-if (!process.stdin.isTTY) {
-  process.stdin.on('end', stop);
-  process.stdin.on('error', stop);
-  process.stdin.resume();
-}
+stopWithParent(stop);

@@ -4,6 +4,7 @@
 // Listens on 127.0.0.1:$PORT, connects to $DATABASE_URL, and exits when its stdin closes.
 import Fastify from 'fastify';
 import pg from 'pg';
+import { stopWithParent } from '../lib/lifecycle.mjs';
 
 const connectionString = process.env.DATABASE_URL;
 if (!connectionString) throw new Error('DATABASE_URL is required');
@@ -47,10 +48,4 @@ console.log(`fastify-pg listening on http://${host}:${port}`);
 const stop = () => {
   app.close().finally(() => pool.end().finally(() => process.exit(0)));
 };
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
-if (!process.stdin.isTTY) {
-  process.stdin.on('end', stop);
-  process.stdin.on('error', stop);
-  process.stdin.resume();
-}
+stopWithParent(stop);

@@ -4,6 +4,7 @@
 // Listens on 127.0.0.1:$PORT, reads $DB_FILE, and exits when its stdin closes (the benchmark went away).
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
+import { stopWithParent } from '../lib/lifecycle.mjs';
 
 const file = process.env.DB_FILE;
 if (!file) throw new Error('DB_FILE is required');
@@ -48,10 +49,4 @@ const stop = () => {
     process.exit(0);
   });
 };
-process.once('SIGINT', stop);
-process.once('SIGTERM', stop);
-if (!process.stdin.isTTY) {
-  process.stdin.on('end', stop);
-  process.stdin.on('error', stop);
-  process.stdin.resume();
-}
+stopWithParent(stop);

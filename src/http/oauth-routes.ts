@@ -18,6 +18,8 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
     app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
   };
 
+  // Every scope a client may ask for, computed once: `*`, and read/write per resource clients can reach.
+  const scopes = ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])];
   routes.add('/.well-known/oauth-authorization-server', ['GET']);
   app.get('/.well-known/oauth-authorization-server', async (_req, reply) => {
     const issuer = deps.issuer();
@@ -28,7 +30,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       grant_types_supported: ['client_credentials'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', ...(deps.config.tls?.clientCaFile ? ['tls_client_auth'] : [])],
-      scopes_supported: deps.model.resources.size ? ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])] : ['*'],
+      scopes_supported: scopes,
       response_types_supported: ['token'],
     };
   });

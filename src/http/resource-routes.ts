@@ -48,9 +48,6 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
   return { status, headers, body: revealed ? { ...body, ...reveal } : body };
 }
 
-function sendObject(reply: FastifyReply, version: ApiVersion, r: CompiledResource, loaded: Loaded): unknown {
-  return send(reply, objectResponse(version, r, loaded));
-}
 
 export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable, version: ApiVersion): void {
   const auth = authHook(deps);
@@ -94,7 +91,7 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
           const request = req as Req;
           const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
           const loaded = await deps.services.update(ctxOf(request), r.name, idParam(request), mode, bodyOf(version, r, request), pre);
-          return sendObject(reply, version, r, loaded);
+          return send(reply, objectResponse(version, r, loaded));
         },
       });
     }

@@ -36,6 +36,18 @@ export async function owns(model: CompiledModel, resource: CompiledResource, rec
   return (await ownerOf(model, resource, record, reader)) === principal.userId;
 }
 
+/**
+ * Whether owning an object could change what this principal may do with it: false when every
+ * update, delete and action grant it holds comes from its role, so no ownership lookup is needed.
+ */
+export function ownershipMatters(resource: CompiledResource, principal: Principal): boolean {
+  const grants = [resource.def.permissions.update, resource.def.permissions.delete, ...Object.values(resource.def.actions ?? {}).map((a) => a.allow)];
+  return principal.userId !== null && grants.some((g) => {
+    const c = grantFor(principal, g);
+    return !c.all && c.owner;
+  });
+}
+
 export function accessFor(resource: CompiledResource, record: StoredRecord, principal: Principal, owned: boolean): Access {
   const allowed = (grants: string[]): boolean => {
     const g = grantFor(principal, grants);

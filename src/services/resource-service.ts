@@ -7,7 +7,7 @@ import { resourceOf, type CompiledModel, type CompiledResource } from '../model/
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, writableFields, type BodyFormat } from '../model/validate.js';
 import { UniqueViolation, type Condition, type ListQuery, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
-import { accessFor, ownerOf, owns, type Loaded } from './access.js';
+import { accessFor, ownerOf, ownershipMatters, owns, type Loaded } from './access.js';
 
 export type { Loaded };
 import { buildEvent } from './events.js';
@@ -122,9 +122,12 @@ export class ResourceService {
     if (!g.all) where.push(ownerCondition(this.model, r, ctx.principal));
     const result = await this.store.list(name, { ...query, where });
     const rows: Loaded[] = [];
+    // Listed by role, ownership is looked up per row only where it could change a link (a parent read each, for
+    // ownership through a parent).
+    const matters = g.all && ownershipMatters(r, ctx.principal);
     for (const record of result.rows) {
       // A list restricted to owned objects needs no per-row lookup; otherwise ownership is decided per row.
-      const owned = !g.all ? true : await owns(this.model, r, record, ctx.principal, this.store);
+      const owned = !g.all ? true : matters ? await owns(this.model, r, record, ctx.principal, this.store) : false;
       rows.push({ record, access: accessFor(r, record, ctx.principal, owned) });
     }
     return { rows, ...(result.ranks ? { ranks: result.ranks } : {}), ...(result.total !== undefined ? { total: result.total } : {}) };
