@@ -11,13 +11,16 @@
 //
 // Environment: BENCH_DURATION (measured seconds, default 10), BENCH_CONNECTIONS (default 50),
 // BENCH_WARMUP (warm-up seconds, default 3), BENCH_PIPELINING (default 1), BENCH_QUIET_WAIT (at most this
-// many seconds, default 30, waiting for the machine to be idle before each measured run; 0 disables).
+// many seconds, default 30, waiting for the machine to be idle before each measured run; 0 disables),
+// BENCH_REPEATS (default 3): the pair is measured that many times, the order reversed on even repeats, and
+// the verdict is the median of the per-repeat ratios (shared virtual machines drift by tens of percent
+// within a minute, so one pair alone proves little).
 import { Buffer } from 'node:buffer';
 import path from 'node:path';
 import { startCanon } from './lib/canon.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
 import { benchmarkServer } from './lib/load.mjs';
-import { RESULTS_DIR, ROOT, UNLIMITED_RATE } from './lib/options.mjs';
+import { RESULTS_DIR, ROOT, UNLIMITED_RATE, intFromEnv } from './lib/options.mjs';
 import { childEnv, get, makeTempDir, runMain, startServer } from './lib/processes.mjs';
 import { baseMethod, headline, machine, printTable, problemsOf, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
 
@@ -25,6 +28,7 @@ const BARE_SERVER = path.join(ROOT, 'bench/baselines/bare-http.mjs');
 const RESULTS_FILE = path.join(RESULTS_DIR, 'get-by-id.json');
 const ADMIN_KEY = 'ck_bench_get_by_id_0123456789abcdef';
 const TARGET_RATIO = 0.6;
+const REPEATS = intFromEnv('BENCH_REPEATS', 3, 1, 15);
 // Rate limiting stays on (its bookkeeping is part of every request's cost), with limits far above anything
 // one core can serve so that no request is refused. CANON_RATE_LIMIT=off in the environment turns it off.
 const RATE_LIMIT = process.env.CANON_RATE_LIMIT === 'off' ? 'off' : 'unlimited';
@@ -70,24 +74,40 @@ function bareTarget(pinned) {
   };
 }
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
 async function main() {
   const pinning = setUpPinning();
-  headline('GET by id', pinning);
+  headline(`GET by id (${REPEATS} repeats)`, pinning);
 
-  const canon = await benchmarkServer(canonTarget(pinning.pinned));
-  const bare = await benchmarkServer(bareTarget(pinning.pinned));
-  const ratio = canon.requestsPerSecond.average / bare.requestsPerSecond.average;
+  const runs = [];
+  for (let i = 1; i <= REPEATS; i++) {
+    const order = i % 2 === 0 ? ['bare', 'canon'] : ['canon', 'bare'];
+    const results = {};
+    for (const name of order) {
+      const target = name === 'canon' ? canonTarget(pinning.pinned) : bareTarget(pinning.pinned);
+      results[name] = await benchmarkServer({ ...target, label: `run ${i}: ${target.label}` });
+    }
+    runs.push({ run: i, order, results, ratio: results.canon.requestsPerSecond.average / results.bare.requestsPerSecond.average });
+  }
+  const ratio = median(runs.map((r) => r.ratio));
   const source = sourceVersion();
-  const problems = [...problemsOf(canon), ...problemsOf(bare), ...sourceProblems(source)];
+  const problems = [...runs.flatMap((r) => [...problemsOf(r.results.canon), ...problemsOf(r.results.bare)]), ...sourceProblems(source)];
+  const rows = runs.flatMap((r) => [r.results.canon, r.results.bare]);
 
   console.log('');
-  printTable([canon, bare]);
+  printTable(rows);
   console.log('');
+  for (const r of runs) console.log(`run ${r.run} (${r.order.join(' then ')}): Canon/bare requests/s ratio ${r.ratio.toFixed(2)}x`);
   const verdict = problems.length > 0 ? 'INVALID RUN, see below' : `target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`;
-  console.log(`Canon/bare requests/s ratio: ${ratio.toFixed(2)}x (${verdict})`);
+  console.log(`Canon/bare requests/s ratio, median of ${REPEATS}: ${ratio.toFixed(2)}x (${verdict})`);
+  const { canon, bare } = runs[0].results;
   console.log(`Canon response: ${canon.check.bodyBytes} bytes, bare response: ${bare.check.bodyBytes} bytes`);
   if (pinning.pinned) console.log(`server CPU affinity as seen in /proc: Canon ${canon.serverAllowedCpus ?? 'n/a'}, bare ${bare.serverAllowedCpus ?? 'n/a'}`);
-  warnAboutCpu([canon, bare]);
+  warnAboutCpu(rows);
 
   writeResults(RESULTS_FILE, {
     benchmark: 'get-by-id',
@@ -96,10 +116,11 @@ async function main() {
     source,
     method: {
       ...baseMethod(pinning),
-      order: 'canon then bare, one at a time',
+      repeats: REPEATS,
+      order: 'per repeat: canon then bare, reversed on even repeats; one server at a time; verdict on the median ratio',
       canonRateLimit: RATE_LIMIT === 'off' ? 'off' : `on, ${UNLIMITED_RATE} per principal, per IP and global`,
     },
-    results: { canon, bare },
+    runs,
     ratio,
     target: TARGET_RATIO,
     targetMet: problems.length === 0 && ratio >= TARGET_RATIO,

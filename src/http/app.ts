@@ -28,9 +28,15 @@ import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
 import { registerResourceRoutes } from './resource-routes.js';
 import { RouteTable } from './route-table.js';
+import { requestIdFrom } from './request-id.js';
+import { FastReads } from './fast-reads.js';
 import { registerServiceRoutes } from './service-routes.js';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** How many requests the lean GET path answered (src/http/fast-reads.ts). */
+    fastReads: { served: number };
+  }
   interface FastifyRequest {
     principal: Principal | null;
     bodyFormat: 'json' | 'form';
@@ -65,14 +71,6 @@ export interface HttpDeps {
   log: Logger;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-
-/** Reuses a well-formed X-Request-Id from a proxy so traces join up; otherwise makes a new one. */
-function requestIdFrom(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-}
-
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
   return reply.code(err.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(errorBody(err, String(reply.request.id)));
@@ -99,6 +97,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
 
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  const fast = new FastReads(deps);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
     // lines go through deps.log instead.
@@ -117,7 +116,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         maxHeaderSize: config.maxHeaderBytes,
         connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
       };
-      const h = handler as (req: IncomingMessage, res: ServerResponse) => void;
+      const h = fast.listener(handler as (req: IncomingMessage, res: ServerResponse) => void);
       if (!config.tls) return createServer(options, h) as Server;
       const { certFile, keyFile, clientCaFile } = config.tls;
       // With a client CA the server asks for a certificate but lets the handshake finish without a valid
@@ -136,6 +135,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       sendError(reply, code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG', 'A path segment is too long.') : toAppError(err).error);
     },
   });
+  app.decorate('fastReads', fast.stats);
+  app.addHook('preClose', async () => fast.close());
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyFormat', 'json');
 
@@ -166,6 +167,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
 
   await registerOverload(app, config);
+  fast.watchPressure(() => app.isUnderPressure());
   registerBodyParsers(app, config);
   registerServiceRoutes(app, deps, routes);
   registerOAuthRoutes(app, deps, routes);

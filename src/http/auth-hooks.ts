@@ -1,6 +1,7 @@
 // Fastify hooks around src/auth: credentials from headers, cookies and the TLS socket; CSRF on cookie-authenticated writes.
 import { parse as parseCookies } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { csrfHolds, UNSAFE_METHODS } from '../auth/csrf.js';
 import { AppError } from '../errors/app-error.js';
@@ -16,8 +17,8 @@ export function cookiesOf(request: FastifyRequest): Record<string, string | unde
  * The SHA-256 of the client certificate, only when TLS verified it against the configured client CA.
  * It comes from the socket alone: no header can stand in for a certificate.
  */
-export function verifiedCertificateSha256(request: FastifyRequest): string | undefined {
-  const socket = request.raw.socket as Partial<TLSSocket>;
+export function verifiedCertificateSha256(rawSocket: Socket): string | undefined {
+  const socket = rawSocket as Partial<TLSSocket>;
   if (!socket.encrypted || !socket.authorized || typeof socket.getPeerCertificate !== 'function') return undefined;
   const fingerprint = socket.getPeerCertificate().fingerprint256;
   return fingerprint ? fingerprint.replace(/:/g, '').toLowerCase() : undefined;
@@ -38,7 +39,7 @@ export function authHook(deps: HttpDeps) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let result;
     try {
-      result = await deps.auth.authenticate({ headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request) });
+      result = await deps.auth.authenticate({ headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request.raw.socket) });
     } catch (err) {
       if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forIp(request.ip));
       throw err;

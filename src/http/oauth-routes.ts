@@ -65,7 +65,7 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
     const form = (request.body ?? {}) as Record<string, string>;
     if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
     if (form.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
-    const certificate = verifiedCertificateSha256(request);
+    const certificate = verifiedCertificateSha256(request.raw.socket);
     const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
     const client = await authenticateClient(deps.store, clientCredentials(authorization, form, certificate), certificate);
     const token = await deps.tokens.issue(String(client.client_id), grantScopes(client, form.scope));

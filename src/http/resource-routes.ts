@@ -12,6 +12,7 @@ import { authHook, csrfHook } from './auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
 import { etagOf, ifNoneMatchHits, lastModifiedOf, notModifiedSince, writePrecondition } from './conditional.js';
 import { renderList } from './list-response.js';
+import { objectBody } from './object-body.js';
 import { objectPath, represent } from './render.js';
 import type { RouteTable } from './route-table.js';
 
@@ -69,17 +70,19 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
     options(base);
 
     routes.add(item, ['GET', 'PUT', 'PATCH', 'DELETE']);
+    // src/http/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
     app.get(item, { onRequest: auth }, async (req, reply) => {
       const request = req as Req;
       const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
-      const etag = etagOf(loaded.record, loaded.access, version.name);
+      const body = objectBody(version, r, loaded);
+      reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
       const inm = header(request, 'if-none-match');
       const ims = header(request, 'if-modified-since');
       // RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
-      if (inm !== undefined ? ifNoneMatchHits(inm, etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
-        return reply.code(304).header('etag', etag).header('last-modified', lastModifiedOf(loaded.record)).header('cache-control', PRIVATE).send();
+      if (inm !== undefined ? ifNoneMatchHits(inm, body.etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
+        return reply.code(304).send();
       }
-      return send(reply, objectResponse(version, r, loaded, 200, undefined, etag));
+      return reply.code(200).type('application/json; charset=utf-8').send(body.json);
     });
     for (const [method, mode] of [['PUT', 'replace'], ['PATCH', 'patch']] as const) {
       app.route({

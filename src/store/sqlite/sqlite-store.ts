@@ -14,6 +14,7 @@ import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { sqliteCodec } from './rows.js';
+import { RecordCache } from './record-cache.js';
 
 type Db = Database.Database;
 
@@ -126,6 +127,11 @@ export class SqliteStore implements Store {
   private model: CompiledModel | undefined;
   private readonly writeOps: SqliteOps;
   private readonly readOps: SqliteOps;
+  private readonly records = new RecordCache();
+  /** Moves on every change the record cache must see: our commits, and other processes' (see changeStamp). */
+  private commits = 0;
+  private dataVersion: number | undefined;
+  private sampledThisTurn = false;
 
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
@@ -197,8 +203,36 @@ export class SqliteStore implements Store {
     return fn(this.readOps);
   }
 
+  /**
+   * The record cache's validity stamp. Our own commits move it at once (`commits`). Commits by other
+   * processes (the CLI, say, on the same file) show in the read connection's `PRAGMA data_version`; asking
+   * costs a read transaction (file-lock system calls), so it is asked once per event-loop turn: requests
+   * served in the turn in which another process committed may still see the version before it.
+   */
+  private changeStamp(): number {
+    if (!this.memory && !this.sampledThisTurn) {
+      const version = this.reader.stmt('PRAGMA data_version').pluck().get() as number;
+      if (version !== this.dataVersion) {
+        this.dataVersion = version;
+        this.commits++;
+      }
+      this.sampledThisTurn = true;
+      setImmediate(() => {
+        this.sampledThisTurn = false;
+      });
+    }
+    return this.commits;
+  }
+
+  /** Reads by id are the hottest path (every GET of an object, ownership checks): cached until the next commit. */
   get(resource: string, id: string): Promise<StoredRecord | null> {
-    return this.read((o) => o.get(resource, id));
+    return this.read(async (o) => {
+      this.records.validate(this.changeStamp());
+      const cached = this.records.get(resource, id);
+      if (cached) return cached;
+      const record = await o.get(resource, id);
+      return record ? this.records.set(resource, id, record) : null;
+    });
   }
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
@@ -220,6 +254,7 @@ export class SqliteStore implements Store {
       try {
         const result = await fn(this.writeOps);
         this.writer.stmt('COMMIT').run();
+        this.commits++;
         return result;
       } catch (err) {
         if (db.inTransaction) this.writer.stmt('ROLLBACK').run();

@@ -1,0 +1,143 @@
+// A lean path for the hottest request, GET of one object by id: the same services, headers and bodies as the Fastify route, minus the framework's per-request cost.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CompiledResource } from '../model/compile.js';
+import { VERSIONS, type ApiVersion } from '../model/versions.js';
+import { rateHeaders, rateLimited, type Verdict } from '../limits/rate-limiter.js';
+import type { Authenticated } from '../auth/authenticator.js';
+import type { HttpDeps } from './app.js';
+import { verifiedCertificateSha256 } from './auth-hooks.js';
+import { ifNoneMatchHits, notModifiedSince } from './conditional.js';
+import { errorBody, toAppError } from './error-body.js';
+import { acceptsJson } from './negotiate.js';
+import { objectBody } from './object-body.js';
+import { requestIdFrom } from './request-id.js';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Target {
+  version: ApiVersion;
+  resource: CompiledResource;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * Serves `GET /<version>/<resource>/<uuid>` (no query, no cookies) itself and hands every other request,
+ * and every request it cannot answer exactly as the Fastify route would, to Fastify. It never half-handles
+ * one: until it has authenticated the caller it has done nothing with side effects, so a request it gives
+ * up on (an authentication failure, which Fastify counts against the IP and answers) runs there from the
+ * start. Why it exists: measured in bench/get-by-id.mjs, Fastify's request and reply objects, hook chain
+ * and serializer cost more than all of Canon's own work on this path (docs/BENCHMARKS.md).
+ */
+export class FastReads {
+  /** Requests answered here (not by Fastify): lets tests prove which path answered. */
+  readonly stats = { served: 0 };
+  private readonly targets = new Map<string, Target>();
+  private open = true;
+  private underPressure: () => boolean = () => false;
+
+  constructor(private readonly deps: HttpDeps) {
+    for (const version of VERSIONS) {
+      for (const resource of deps.model.resources.values()) {
+        if (!resource.def.internal) this.targets.set(`/${version.name}/${resource.name}/`, { version, resource });
+      }
+    }
+  }
+
+  /** The overload check (DESIGN §11), known once the overload plugin is registered. */
+  watchPressure(underPressure: () => boolean): void {
+    this.underPressure = underPressure;
+  }
+
+  /** From shutdown on, Fastify answers everything (it refuses new requests while closing). */
+  close(): void {
+    this.open = false;
+  }
+
+  /** The server's request listener: this path when it applies, else Fastify's. */
+  listener(fastify: Listener): Listener {
+    return (req, res) => {
+      const target = this.match(req);
+      if (target === undefined) {
+        fastify(req, res);
+        return;
+      }
+      void this.serve(target, req, res, fastify);
+    };
+  }
+
+  private match(req: IncomingMessage): Target | undefined {
+    const url = req.url;
+    if (req.method !== 'GET' || !this.open || url === undefined || this.deps.config.accessLog) return undefined;
+    const h = req.headers;
+    // Cookies may carry a session (renewal, CSRF bookkeeping): Fastify's hooks handle those.
+    if (h.cookie !== undefined || url.length > this.deps.config.maxUrlLength) return undefined;
+    if (h.accept !== undefined && !acceptsJson(h.accept)) return undefined;
+    const slash = url.lastIndexOf('/');
+    // The id must be a bare UUID: anything else (a query, an encoded character, a trailing slash) goes to the router.
+    if (!UUID.test(url.slice(slash + 1))) return undefined;
+    const target = this.targets.get(url.slice(0, slash + 1));
+    if (target === undefined || this.underPressure()) return undefined;
+    return target;
+  }
+
+  private async serve(target: Target, req: IncomingMessage, res: ServerResponse, fastify: Listener): Promise<void> {
+    const { deps } = this;
+    let authenticated: Authenticated;
+    try {
+      authenticated = await deps.auth.authenticate({ headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) });
+    } catch {
+      // Nothing has happened yet: Fastify authenticates again, counts the failure against the IP and answers.
+      fastify(req, res);
+      return;
+    }
+    const requestId = requestIdFrom(req);
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    try {
+      if (deps.limiter.limits.enabled) {
+        const pending = deps.limiter.forPrincipal(authenticated.principal);
+        const verdict: Verdict = pending instanceof Promise ? await pending : pending;
+        Object.assign(headers, rateHeaders(verdict.shown));
+        if (verdict.refused) throw rateLimited(verdict);
+      }
+      const id = req.url!.slice(req.url!.lastIndexOf('/') + 1).toLowerCase();
+      const loaded = await deps.services.get({ principal: authenticated.principal, format: 'json' }, target.resource.name, id);
+      const body = objectBody(target.version, target.resource, loaded);
+      headers.etag = body.etag;
+      headers['last-modified'] = body.lastModified;
+      headers['cache-control'] = 'private, no-cache';
+      const inm = req.headers['if-none-match'];
+      const ims = req.headers['if-modified-since'];
+      // RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
+      if (inm !== undefined ? ifNoneMatchHits(inm, body.etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
+        res.writeHead(304, headers);
+        res.end();
+      } else {
+        headers['content-type'] = JSON_TYPE;
+        headers['content-length'] = String(Buffer.byteLength(body.json));
+        res.writeHead(200, headers);
+        res.end(body.json);
+      }
+      this.stats.served++;
+    } catch (err) {
+      this.fail(res, headers, requestId, err, req);
+    }
+  }
+
+  /** The error body exactly as the Fastify error handler sends it (DESIGN §5). */
+  private fail(res: ServerResponse, headers: Record<string, string>, requestId: string, err: unknown, req: IncomingMessage): void {
+    const { error, internal } = toAppError(err);
+    // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
+    if (internal) this.deps.log.error({ err, request_id: requestId, method: req.method, url: req.url }, 'unhandled error');
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const json = JSON.stringify(errorBody(error, requestId));
+    Object.assign(headers, error.headers ?? {}, { 'cache-control': 'no-store', 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(json)) });
+    res.writeHead(error.status, headers);
+    res.end(json);
+    this.stats.served++;
+  }
+}

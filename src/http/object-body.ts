@@ -1,0 +1,38 @@
+// One object's representation as sent: validators and the JSON text, rendered once per immutable record and view.
+import type { CompiledResource } from '../model/compile.js';
+import type { ApiVersion } from '../model/versions.js';
+import type { Loaded } from '../services/access.js';
+import type { StoredRecord } from '../store/types.js';
+import { etagOf, lastModifiedOf } from './conditional.js';
+import { represent } from './render.js';
+
+export interface ObjectBody {
+  etag: string;
+  lastModified: string;
+  json: string;
+}
+
+/**
+ * Rendered bodies by record, then by ETag. The ETag already names everything a body depends on besides
+ * the record (its version, the API version, and the links this caller may follow), so equal tags on the
+ * same record object mean equal text. Only frozen records (the store's read cache hands those out) are
+ * memoised: they cannot change, and they are dropped with the record when the cache lets it go.
+ */
+const rendered = new WeakMap<StoredRecord, Map<string, string>>();
+
+export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
+  const etag = etagOf(loaded.record, loaded.access, version.name);
+  const lastModified = lastModifiedOf(loaded.record);
+  if (!Object.isFrozen(loaded.record)) return { etag, lastModified, json: JSON.stringify(represent(version, r, loaded)) };
+  let byTag = rendered.get(loaded.record);
+  if (byTag === undefined) {
+    byTag = new Map();
+    rendered.set(loaded.record, byTag);
+  }
+  let json = byTag.get(etag);
+  if (json === undefined) {
+    json = JSON.stringify(represent(version, r, loaded));
+    byTag.set(etag, json);
+  }
+  return { etag, lastModified, json };
+}

@@ -1,0 +1,41 @@
+// Records read by id, kept until the database changes: a committed write anywhere empties the cache.
+import type { StoredRecord } from '../types.js';
+
+/** Cached records are shared by every reader, so nothing may change them afterwards. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as object)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * Validity is one number, the database's change stamp (SQLite's `PRAGMA data_version` as seen by the
+ * read connection, which moves on every commit by any other connection or process). When it moves,
+ * every entry goes: there is no per-row invalidation to get wrong, and a write costs the cache nothing.
+ */
+export class RecordCache {
+  private readonly entries = new Map<string, StoredRecord>();
+  private stamp: number | undefined;
+
+  constructor(private readonly maxEntries = 10_000) {}
+
+  /** Call before every lookup with the current stamp; a different stamp empties the cache. */
+  validate(stamp: number): void {
+    if (stamp === this.stamp) return;
+    this.entries.clear();
+    this.stamp = stamp;
+  }
+
+  get(resource: string, id: string): StoredRecord | undefined {
+    return this.entries.get(`${resource}/${id}`);
+  }
+
+  /** Stores and returns the record, frozen; when full, the oldest entry makes room. */
+  set(resource: string, id: string, record: StoredRecord): StoredRecord {
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(`${resource}/${id}`, deepFreeze(record));
+    return record;
+  }
+}
