@@ -10,7 +10,7 @@ export class RouteTable {
       set = new Set();
       this.byTemplate.set(template, set);
       const source = template.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
-      this.routes.push({ pattern: new RegExp(`^${source}/?$`), methods: set });
+      this.routes.push({ pattern: new RegExp(`^${source}$`), methods: set });
     }
     for (const m of methods) set.add(m);
     // HEAD comes with GET, OPTIONS with every path.

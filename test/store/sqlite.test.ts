@@ -39,3 +39,46 @@ describe('sqlite isolation', () => {
     });
   }
 });
+
+describe('sqlite read cache', () => {
+  const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
+  const now = new Date().toISOString();
+  const owner = (id: string, name: string, version = 1): Record<string, unknown> & { id: string; version: number; created_at: string; updated_at: string } =>
+    ({ id, version, created_at: now, updated_at: now, email: `${id.slice(-4)}@example.com`, name });
+
+  it('hands out frozen records, and a commit in this process is seen by the very next read', async () => {
+    const store = new SqliteStore({ path: join(dir, 'cache-local.db') });
+    await store.migrate(compileModel(contractApp));
+    const id = '00000000-0000-7000-8000-00000000c001';
+    await store.transaction((t) => t.insert('owners', owner(id, 'first')));
+    const a = await store.get('owners', id);
+    assert.ok(a && Object.isFrozen(a));
+    assert.equal(await store.get('owners', id), a, 'a second read is served from the cache');
+    assert.throws(() => {
+      (a as Record<string, unknown>).name = 'changed';
+    }, TypeError);
+    await store.transaction((t) => t.update('owners', owner(id, 'second', 2)));
+    assert.equal((await store.get('owners', id))?.name, 'second');
+    await store.transaction((t) => t.delete('owners', id));
+    assert.equal(await store.get('owners', id), null);
+    await store.close();
+  });
+
+  it("another process's commit (another connection on the file) is seen from the next event-loop turn", async () => {
+    const path = join(dir, 'cache-shared.db');
+    const model = compileModel(contractApp);
+    const server = new SqliteStore({ path });
+    const cli = new SqliteStore({ path });
+    await server.migrate(model);
+    await cli.migrate(model);
+    const id = '00000000-0000-7000-8000-00000000c002';
+    await cli.transaction((t) => t.insert('owners', owner(id, 'first')));
+    await turn();
+    assert.equal((await server.get('owners', id))?.name, 'first');
+    await cli.transaction((t) => t.update('owners', owner(id, 'second', 2)));
+    await turn();
+    assert.equal((await server.get('owners', id))?.name, 'second');
+    await cli.close();
+    await server.close();
+  });
+});
