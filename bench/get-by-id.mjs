@@ -22,7 +22,7 @@ import { setUpPinning } from './lib/cpu.mjs';
 import { benchmarkServer } from './lib/load.mjs';
 import { RESULTS_DIR, ROOT, UNLIMITED_RATE, intFromEnv } from './lib/options.mjs';
 import { childEnv, get, makeTempDir, runMain, startServer } from './lib/processes.mjs';
-import { baseMethod, headline, machine, printTable, problemsOf, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { baseMethod, headline, machine, median, printTable, problemsOf, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const BARE_SERVER = path.join(ROOT, 'bench/baselines/bare-http.mjs');
 const RESULTS_FILE = path.join(RESULTS_DIR, 'get-by-id.json');
@@ -73,11 +73,6 @@ function bareTarget(pinned) {
     },
   };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function main() {
   const pinning = setUpPinning();

@@ -8,7 +8,8 @@
 // either way); (b) GET /v2/products/{id} with rate limiting on (in-memory counters, limits 1000000000/1 so that
 // nothing is refused) vs CANON_RATE_LIMIT=off. Every configuration runs in its own Canon process on a fresh
 // SQLite file, pinned to core 0 (client on core 1), with its own warm-up; the pairs are repeated BENCH_REPEATS
-// times (default 2), the order reversed on even repeats. Results go to bench/results/limits.json.
+// times (default 3), the order reversed on even repeats; the verdicts are on the median ratio over the repeats
+// (each run alone is printed too). Results go to bench/results/limits.json.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { reportProfile, startCanon } from './lib/canon.mjs';
@@ -16,12 +17,12 @@ import { setUpPinning } from './lib/cpu.mjs';
 import { measure } from './lib/load.mjs';
 import { RESULTS_DIR, fmt, intFromEnv } from './lib/options.mjs';
 import { getJson, makeTempDir, removeTempDir, request, runMain, withServer } from './lib/processes.mjs';
-import { baseMethod, headline, machine, printTable, problemsOf, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { baseMethod, headline, machine, median, printTable, problemsOf, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'limits.json');
 const ADMIN_KEY = 'ck_bench_limits_0123456789abcdef';
 const HEADERS = { 'x-api-key': ADMIN_KEY };
-const REPEATS = intFromEnv('BENCH_REPEATS', 2, 1, 10);
+const REPEATS = intFromEnv('BENCH_REPEATS', 3, 1, 10);
 const TARGETS = { idempotencyCost: 1.15, rateLimitShare: 0.95 };
 
 let bodies = 0;
@@ -131,6 +132,12 @@ async function main() {
     console.log(verdictText(`run ${r.run}: GET by id req/s, rate limiting on / off`, r.verdicts.rateLimitRequestsPerSecond));
     console.log(`run ${r.run}: GET by id mean latency, rate limiting on / off: ${fmt(r.rateLimitMeanLatency, 2)}x`);
   }
+  const overall = {
+    idempotencyRequestsPerSecond: verdict(median(runs.map((r) => r.verdicts.idempotencyRequestsPerSecond.ratio)), TARGETS.idempotencyCost, true),
+    rateLimitRequestsPerSecond: verdict(median(runs.map((r) => r.verdicts.rateLimitRequestsPerSecond.ratio)), TARGETS.rateLimitShare),
+  };
+  console.log(verdictText(`median of ${REPEATS}: POST cost with key (req/s without / with)`, overall.idempotencyRequestsPerSecond));
+  console.log(verdictText(`median of ${REPEATS}: GET by id req/s, rate limiting on / off`, overall.rateLimitRequestsPerSecond));
   warnAboutCpu(rows);
 
   writeResults(RESULTS_FILE, {
@@ -145,6 +152,7 @@ async function main() {
       canonRateLimit: 'on (limits 1000000000/1, in-memory counters) except the "rate limiting off" runs (CANON_RATE_LIMIT=off)',
     },
     runs,
+    overall,
     targets: TARGETS,
     valid: problems.length === 0,
     problems,

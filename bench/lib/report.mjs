@@ -136,6 +136,12 @@ export function writeResults(resultsFile, report) {
 }
 
 /** "met"/"NOT MET" for a ratio against a minimum (or, with `atMost`, a maximum). */
+/** The median: with noisy shared machines, the verdict over several repeats is taken on it, not on one run. */
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 export function verdict(ratio, target, atMost = false) {
   const met = atMost ? ratio <= target : ratio >= target;
   return { ratio, target, comparison: atMost ? '<=' : '>=', met };

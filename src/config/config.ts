@@ -55,6 +55,8 @@ export interface Config {
   csrfMode: CsrfMode;
   tls: TlsConfig | undefined;
   idempotencyTtlSeconds: number;
+  /** How often each process deletes expired idempotency records; 0 turns purging off. */
+  idempotencyPurgeIntervalSeconds: number;
   /** How long an API key's principal is cached; events evict it sooner. 0 disables the cache. */
   authCacheTtlMs: number;
   rateLimits: RateLimits;
@@ -104,6 +106,7 @@ export const DEFAULTS: Config = {
   csrfMode: 'synchronizer',
   tls: undefined,
   idempotencyTtlSeconds: 86_400,
+  idempotencyPurgeIntervalSeconds: 600,
   authCacheTtlMs: 10_000,
   rateLimits: {
     enabled: true,
@@ -166,6 +169,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
   set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
   set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
+  set('idempotencyPurgeIntervalSeconds', int(env.CANON_IDEMPOTENCY_PURGE_INTERVAL, 'CANON_IDEMPOTENCY_PURGE_INTERVAL'));
   set('authCacheTtlMs', int(env.CANON_AUTH_CACHE_TTL_MS, 'CANON_AUTH_CACHE_TTL_MS'));
   const rate = (name: string) => (env[name] ? parseRate(env[name]!, name) : undefined);
   const limits = DEFAULTS.rateLimits;

@@ -46,12 +46,19 @@ export class MemoryCounters implements Counters {
     const now = this.now();
     this.sweep(now);
     const ratePerMs = capacity / (periodSeconds * 1000);
-    const b = this.buckets.get(key) ?? { tokens: capacity, at: now, expires: 0 };
+    let b = this.buckets.get(key);
+    if (b === undefined) {
+      b = { tokens: capacity, at: now, expires: 0 };
+      this.buckets.set(key, b);
+    }
     const tokens = Math.min(capacity, b.tokens + (now - b.at) * ratePerMs);
     const allowed = tokens >= cost;
     const left = allowed ? tokens - cost : tokens;
     const fullInMs = (capacity - left) / ratePerMs;
-    this.buckets.set(key, { tokens: left, at: now, expires: now + fullInMs });
+    // Updated in place: this runs on every request, and a new object per call is garbage per call.
+    b.tokens = left;
+    b.at = now;
+    b.expires = now + fullInMs;
     return {
       allowed,
       limit: capacity,

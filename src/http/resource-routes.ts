@@ -46,7 +46,7 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
   };
   if (status === 201) headers.location = objectPath(version, r, loaded.record.id);
   const body = represent(version, r, loaded);
-  return { status, headers, body: revealed ? { ...body, ...reveal } : body };
+  return revealed ? { status, headers, body: { ...body, ...reveal }, sensitive: true } : { status, headers, body };
 }
 
 

@@ -1,6 +1,6 @@
 // Rate limits (DESIGN §11): per principal, per IP for anonymous traffic, global, and stricter login limits.
 import type { Principal } from '../auth/principal.js';
-import type { Consumption, Counters } from '../counters/types.js';
+import type { Consumption, Counters, ImmediateCounters } from '../counters/types.js';
 import { AppError } from '../errors/app-error.js';
 
 /** `<requests>/<seconds>`, as in CANON_RATE_LIMIT_PER_PRINCIPAL=600/60. */
@@ -58,15 +58,21 @@ export class RateLimiter {
       : this.counters.tokenBucket(key, { capacity: rate.limit, periodSeconds: rate.periodSeconds });
   }
 
+  private take(now: ImmediateCounters, key: string, rate: Rate): Consumption {
+    return this.limits.algorithm === 'sliding-window'
+      ? now.slidingWindow(key, { limit: rate.limit, windowSeconds: rate.periodSeconds })
+      : now.tokenBucket(key, { capacity: rate.limit, periodSeconds: rate.periodSeconds });
+  }
+
   /** The caller's own limit first, then the global one; the first refusal decides. */
   private check(key: string, rate: Rate): Verdict | Promise<Verdict> {
     const now = this.counters.immediate;
     if (now) {
       // In-process counters answer at once: no promise on the hot path.
-      const take = (k: string, r: Rate): Consumption => (this.limits.algorithm === 'sliding-window'
-        ? now.slidingWindow(k, { limit: r.limit, windowSeconds: r.periodSeconds })
-        : now.tokenBucket(k, { capacity: r.limit, periodSeconds: r.periodSeconds }));
-      return decide(take(key, rate), () => take('global', this.limits.global));
+      const own = this.take(now, key, rate);
+      if (!own.allowed) return { shown: own, refused: own };
+      const global = this.take(now, 'global', this.limits.global);
+      return global.allowed ? { shown: own, refused: undefined } : { shown: global, refused: global };
     }
     return (async () => {
       const own = await this.consume(key, rate);

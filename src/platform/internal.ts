@@ -56,9 +56,10 @@ export function idempotencyKeysResource(): ResourceDef {
       // SHA-256 of the principal's scope and the key: one column carries the (scope, key) uniqueness.
       scope_key: f.string({ required: true, unique: true }),
       fingerprint: f.string({ required: true }),
-      /** The response, sealed with AES-256-GCM: it may hold a secret shown once (a new API key). */
+      /** The response as JSON; sealed with AES-256-GCM when it holds a secret shown once (a new API key). */
       response: f.string({ hidden: true }),
-      expires_at: f.timestamp({ required: true, filterable: true }),
+      // Not filterable (no index): purging walks ids, which are time-ordered (Idempotency.purge).
+      expires_at: f.timestamp({ required: true }),
     },
     permissions: ADMIN_ONLY,
   });

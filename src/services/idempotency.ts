@@ -1,7 +1,7 @@
 // Idempotency keys (DESIGN §11): a repeat replays the stored response; the record commits with the side effect.
-import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { open, seal } from '../auth/key-crypto.js';
+import { digest } from '../auth/secrets.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors/app-error.js';
 import { IDEMPOTENCY_KEYS } from '../platform/internal.js';
@@ -12,6 +12,8 @@ export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /** The body reveals a secret shown once (a new API key): it is stored sealed, and never sent again in clear by mistake. */
+  sensitive?: boolean;
 }
 
 export type Begun = { replay: StoredResponse } | { ticket: Ticket };
@@ -32,7 +34,8 @@ export function canonicalJson(value: unknown): string {
 export class IdempotencyRace extends Error {}
 
 export class Ticket {
-  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string) {}
+  /** `expired`: the look-up before running found this key's record past its lifetime, to be replaced in the transaction. */
+  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string, readonly expired: StoredRecord | undefined) {}
 
   /** Writes the record in the side effect's own transaction: both commit, or neither. */
   async record(tx: Tx, response: StoredResponse): Promise<void> {
@@ -59,15 +62,16 @@ export class Idempotency {
     if (!KEY.test(key)) {
       throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters', value: key }] });
     }
-    const scopeKey = createHash('sha256').update(`${this.scopeOf(principal)}\n${key}`).digest('base64url');
-    const fingerprint = createHash('sha256').update(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`).digest('base64url');
+    const scopeKey = digest(`${this.scopeOf(principal)}\n${key}`);
+    const fingerprint = digest(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
     if (this.running.has(scopeKey)) throw inUse();
-    const existing = await this.lookup(scopeKey);
-    if (existing) return { replay: this.replayOf(existing, fingerprint) };
+    const found = await this.store.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: scopeKey }]);
+    const live = found && this.isLive(found) ? found : null;
+    if (live) return { replay: this.replayOf(live, fingerprint) };
     // Checked again after the await: another request may have taken the key meanwhile.
     if (this.running.has(scopeKey)) throw inUse();
     this.running.add(scopeKey);
-    return { ticket: new Ticket(this, scopeKey, fingerprint) };
+    return { ticket: new Ticket(this, scopeKey, fingerprint, found ?? undefined) };
   }
 
   /** After losing a race to another process: the committed record decides (replay, or 422 for another request). */
@@ -81,28 +85,39 @@ export class Idempotency {
     this.running.delete(scopeKey);
   }
 
+  private isLive(record: StoredRecord): boolean {
+    return Date.parse(String(record.expires_at)) > this.clock().getTime();
+  }
+
   private async lookup(scopeKey: string): Promise<StoredRecord | null> {
     const record = await this.store.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: scopeKey }]);
-    return record && Date.parse(String(record.expires_at)) > this.clock().getTime() ? record : null;
+    return record && this.isLive(record) ? record : null;
   }
 
   private replayOf(record: StoredRecord, fingerprint: string): StoredResponse {
     if (record.fingerprint !== fingerprint) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
     }
-    return JSON.parse(open(String(record.response), this.secret)) as StoredResponse;
+    const stored = String(record.response);
+    // Plain JSON for ordinary responses; AES-GCM sealed (base64url, never starting with "{") for sensitive ones.
+    const { status, headers, body } = JSON.parse(stored.startsWith('{') ? stored : open(stored, this.secret)) as StoredResponse;
+    return { status, headers, body };
   }
 
   async write(tx: Tx, ticket: Ticket, response: StoredResponse): Promise<void> {
     const now = this.clock();
-    // An expired record for the same key gives way to the new one.
-    const stale = await tx.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: ticket.scopeKey }]);
-    if (stale && Date.parse(String(stale.expires_at)) <= now.getTime()) await tx.delete(IDEMPOTENCY_KEYS, stale.id);
+    // An expired record for the same key gives way to the new one. Only one the look-up saw needs removing:
+    // a record committed since then makes the insert fail, and the caller replays it (IdempotencyRace).
+    if (ticket.expired) await tx.delete(IDEMPOTENCY_KEYS, ticket.expired.id);
+    const { status, headers, body } = response;
+    const json = JSON.stringify({ status, headers, body });
     try {
       await tx.insert(IDEMPOTENCY_KEYS, {
         id: uuidv7(), version: 1, created_at: now.toISOString(), updated_at: now.toISOString(),
         scope_key: ticket.scopeKey, fingerprint: ticket.fingerprint,
-        response: seal(JSON.stringify(response), this.secret),
+        // Sealing costs a cipher per request; only a response that reveals a secret needs it. The others
+        // hold what the resource tables already hold in clear.
+        response: response.sensitive ? seal(json, this.secret) : json,
         expires_at: new Date(now.getTime() + this.ttlSeconds * 1000).toISOString(),
       });
     } catch (err) {
@@ -111,14 +126,35 @@ export class Idempotency {
     }
   }
 
-  /** Deletes expired records, a bounded batch at a time; returns how many went. */
+  /**
+   * Deletes expired records, oldest first, one bounded batch; returns how many went. Ids are UUIDv7, so id
+   * order is creation order, and with one lifetime for all keys also expiry order: the batch is the oldest
+   * records up to the first live one. That walks the id index, so expires_at needs no index of its own
+   * (one index fewer to write on every keyed POST). After a change of lifetime, records behind a live
+   * one wait their turn; look-ups check expires_at, so that only delays reclaiming space.
+   */
   async purge(batch = 500): Promise<number> {
-    const now = this.clock().toISOString();
     return this.store.transaction(async (tx) => {
-      const { rows } = await tx.list(IDEMPOTENCY_KEYS, { where: [{ path: 'expires_at', op: 'lte', value: now }], orderBy: [{ path: 'expires_at', desc: false }, { path: 'id', desc: false }], limit: batch });
-      for (const r of rows) await tx.delete(IDEMPOTENCY_KEYS, r.id);
-      return rows.length;
+      const { rows } = await tx.list(IDEMPOTENCY_KEYS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: batch });
+      let purged = 0;
+      for (const r of rows) {
+        if (this.isLive(r)) break;
+        await tx.delete(IDEMPOTENCY_KEYS, r.id);
+        purged++;
+      }
+      return purged;
     });
+  }
+
+  /** Purges until a batch comes back short, at most `maxBatches` batches (a bounded loop); returns the total. */
+  async purgeExpired(batch = 500, maxBatches = 100): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < maxBatches; i++) {
+      const n = await this.purge(batch);
+      total += n;
+      if (n < batch) break;
+    }
+    return total;
   }
 }
 

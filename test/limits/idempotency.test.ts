@@ -140,3 +140,24 @@ for (const mode of MODES) {
     });
   });
 }
+
+describe('expired idempotency records are purged on a schedule', () => {
+  let server: TestServer;
+  const clock = new FakeClock(Date.now());
+  before(async () => {
+    server = await startServer('inject', { idempotencyPurgeIntervalSeconds: 1 }, undefined, clock);
+  });
+  after(async () => server.close());
+
+  it('a record past its lifetime disappears without anyone calling purge; a live one stays', async () => {
+    const stored = async (): Promise<number> => (await server.runtime.store.list(IDEMPOTENCY_KEYS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: 1000 })).rows.length;
+    assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-old') })).status, 201);
+    clock.advance(86_401);
+    assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-new') })).status, 201);
+    assert.equal(await stored(), 2);
+    // The first purge comes within one interval (1 s here); wait at most 5 s.
+    const deadline = Date.now() + 5000;
+    while ((await stored()) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await stored(), 1, 'the expired record is purged, the live one kept');
+  });
+});
