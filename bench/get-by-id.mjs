@@ -86,7 +86,11 @@ async function main() {
       const target = name === 'canon' ? canonTarget(pinning.pinned) : bareTarget(pinning.pinned);
       results[name] = await benchmarkServer({ ...target, label: `run ${i}: ${target.label}` });
     }
-    runs.push({ run: i, order, results, ratio: results.canon.requestsPerSecond.average / results.bare.requestsPerSecond.average });
+    runs.push({
+      run: i, order, results,
+      ratio: results.canon.requestsPerSecond.average / results.bare.requestsPerSecond.average,
+      cpuPerRequestRatio: results.bare.serverCpuMicrosPerRequest / results.canon.serverCpuMicrosPerRequest,
+    });
   }
   const ratio = median(runs.map((r) => r.ratio));
   const source = sourceVersion();
@@ -96,7 +100,9 @@ async function main() {
   console.log('');
   printTable(rows);
   console.log('');
-  for (const r of runs) console.log(`run ${r.run} (${r.order.join(' then ')}): Canon/bare requests/s ratio ${r.ratio.toFixed(2)}x`);
+  for (const r of runs) {
+    console.log(`run ${r.run} (${r.order.join(' then ')}): Canon/bare requests/s ratio ${r.ratio.toFixed(2)}x; bare/Canon server CPU per request ${r.cpuPerRequestRatio.toFixed(2)}x`);
+  }
   const verdict = problems.length > 0 ? 'INVALID RUN, see below' : `target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`;
   console.log(`Canon/bare requests/s ratio, median of ${REPEATS}: ${ratio.toFixed(2)}x (${verdict})`);
   const { canon, bare } = runs[0].results;

@@ -112,6 +112,7 @@ async function main() {
       verdicts: {
         idempotencyRequestsPerSecond: verdict(nk.requestsPerSecond.average / k.requestsPerSecond.average, TARGETS.idempotencyCost, true),
         idempotencyMeanLatency: verdict(k.latencyMs.mean / nk.latencyMs.mean, TARGETS.idempotencyCost, true),
+        idempotencyServerCpu: verdict(k.serverCpuMicrosPerRequest / nk.serverCpuMicrosPerRequest, TARGETS.idempotencyCost, true),
         rateLimitRequestsPerSecond: verdict(on.requestsPerSecond.average / off.requestsPerSecond.average, TARGETS.rateLimitShare),
       },
       rateLimitMeanLatency: on.latencyMs.mean / off.latencyMs.mean,
@@ -129,14 +130,17 @@ async function main() {
   for (const r of runs) {
     console.log(verdictText(`run ${r.run}: POST cost with key (req/s without / with)`, r.verdicts.idempotencyRequestsPerSecond));
     console.log(verdictText(`run ${r.run}: POST cost with key (mean latency with / without)`, r.verdicts.idempotencyMeanLatency));
+    console.log(verdictText(`run ${r.run}: POST cost with key (server CPU per request with / without)`, r.verdicts.idempotencyServerCpu));
     console.log(verdictText(`run ${r.run}: GET by id req/s, rate limiting on / off`, r.verdicts.rateLimitRequestsPerSecond));
     console.log(`run ${r.run}: GET by id mean latency, rate limiting on / off: ${fmt(r.rateLimitMeanLatency, 2)}x`);
   }
   const overall = {
     idempotencyRequestsPerSecond: verdict(median(runs.map((r) => r.verdicts.idempotencyRequestsPerSecond.ratio)), TARGETS.idempotencyCost, true),
+    idempotencyServerCpu: verdict(median(runs.map((r) => r.verdicts.idempotencyServerCpu.ratio)), TARGETS.idempotencyCost, true),
     rateLimitRequestsPerSecond: verdict(median(runs.map((r) => r.verdicts.rateLimitRequestsPerSecond.ratio)), TARGETS.rateLimitShare),
   };
   console.log(verdictText(`median of ${REPEATS}: POST cost with key (req/s without / with)`, overall.idempotencyRequestsPerSecond));
+  console.log(verdictText(`median of ${REPEATS}: POST cost with key (server CPU per request with / without)`, overall.idempotencyServerCpu));
   console.log(verdictText(`median of ${REPEATS}: GET by id req/s, rate limiting on / off`, overall.rateLimitRequestsPerSecond));
   warnAboutCpu(rows);
 

@@ -91,6 +91,9 @@ function summarise(result, histogram, cpu) {
       autocannon1msResolution: { p50: result.latency.p50, p99: result.latency.p99 },
     },
     cpuUtilisation: cpu,
+    // Server CPU time per completed request: what a request costs, unlike requests/s unaffected by time the
+    // hypervisor stole from the server's core (steal is not charged to the process).
+    serverCpuMicrosPerRequest: cpu.server === null || !result.requests.total ? null : (cpu.server * cpu.wallSeconds * 1e6) / result.requests.total,
     throughputBytesPerSecond: result.throughput.average,
     totalRequests: result.requests.total,
     '2xx': result['2xx'],
@@ -131,6 +134,7 @@ export async function measure(server, load, { label, name = label, duration = se
   const coresAfter = coreTimes();
   const extraSeconds = extraCpu ? extraCpu.seconds(extraBefore, extraCpu.sample()) : undefined;
   const cpu = {
+    wallSeconds,
     // fractions of one core over the measured run; a server near 1.0 is the bottleneck
     server: serverCpuBefore === undefined || serverCpuAfter === undefined ? null : (serverCpuAfter - serverCpuBefore) / wallSeconds,
     client: (selfCpuSeconds() - clientCpuBefore) / wallSeconds,

@@ -9,7 +9,7 @@ const pct = (x) => (x === null || x === undefined ? 'n/a' : `${fmt(x * 100)}%`);
 
 /** Prints one row per measured run; `extraCpu` names an extra CPU column (e.g. 'database'). */
 export function printTable(rows, { first = 'server', extraCpu } = {}) {
-  const header = [first, 'req/s (avg)', 'req/s stddev', 'mean ms', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors', 'server CPU', 'client CPU', ...(extraCpu ? [`${extraCpu} CPU`] : []), 'other CPU'];
+  const header = [first, 'req/s (avg)', 'req/s stddev', 'mean ms', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors', 'server CPU', 'server CPU µs/req', 'client CPU', ...(extraCpu ? [`${extraCpu} CPU`] : []), 'other CPU', 'steal'];
   const body = rows.map((r) => [
     r.label,
     fmt(r.requestsPerSecond.average),
@@ -21,9 +21,11 @@ export function printTable(rows, { first = 'server', extraCpu } = {}) {
     fmt(r.non2xx),
     fmt(r.errors + r.timeouts),
     pct(r.cpuUtilisation.server),
+    r.serverCpuMicrosPerRequest == null ? 'n/a' : fmt(r.serverCpuMicrosPerRequest, 1),
     pct(r.cpuUtilisation.client),
     ...(extraCpu ? [pct(r.cpuUtilisation[extraCpu])] : []),
     pct(r.cpuUtilisation.other),
+    pct(r.cpuUtilisation.steal),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');

@@ -197,9 +197,17 @@ export class SqliteStore implements Store {
     db.exec(`DROP TABLE IF EXISTS ${quote(name)}`);
   }
 
-  /** Plain reads see committed data only: a separate connection on files, and waiting for the open transaction in memory. */
+  /**
+   * Plain reads see committed data only. Between transactions the write connection holds nothing
+   * uncommitted, and its page cache is warm, so reads go there: SQLite empties a connection's page cache
+   * whenever another connection commits, so after every write the read connection would fetch each page
+   * again with system calls (a keyed POST's look-up cost ten times more there). While a transaction is
+   * open, files read through the read connection (WAL: the last committed snapshot) and memory waits for
+   * the commit. Every read below runs its statements synchronously, so no transaction can begin halfway.
+   */
   private async read<T>(fn: (ops: Reader) => Promise<T>): Promise<T> {
-    if (this.memory && this.mutex.locked) return this.mutex.run(() => fn(this.readOps));
+    if (!this.mutex.locked) return fn(this.writeOps);
+    if (this.memory) return this.mutex.run(() => fn(this.readOps));
     return fn(this.readOps);
   }
 
