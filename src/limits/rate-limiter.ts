@@ -49,6 +49,8 @@ function decide(own: Consumption, takeGlobal: () => Consumption): Verdict {
   return global.allowed ? { shown: own, refused: undefined } : { shown: global, refused: global };
 }
 
+const counterKeys = new WeakMap<Principal, string>();
+
 export class RateLimiter {
   constructor(private readonly counters: Counters, readonly limits: RateLimits) {}
 
@@ -84,7 +86,13 @@ export class RateLimiter {
 
   /** Authenticated traffic counts against its principal: the user for user-bound credentials, else the credential. */
   forPrincipal(p: Principal): Verdict | Promise<Verdict> {
-    return this.check(`p:${p.userId ?? `${p.kind}:${p.credentialId}`}`, this.limits.perPrincipal);
+    // Cached principals (API keys) come back as the same object: one key string each, its hash computed once.
+    let key = counterKeys.get(p);
+    if (key === undefined) {
+      key = `p:${p.userId ?? `${p.kind}:${p.credentialId}`}`;
+      counterKeys.set(p, key);
+    }
+    return this.check(key, this.limits.perPrincipal);
   }
 
   forIp(ip: string): Verdict | Promise<Verdict> {
