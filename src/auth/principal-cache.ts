@@ -14,21 +14,21 @@ export class PrincipalCache {
 
   constructor(private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
 
-  get(keyHash: string): Principal | undefined {
-    const e = this.entries.get(keyHash);
+  get(key: string): Principal | undefined {
+    const e = this.entries.get(key);
     if (!e) return undefined;
     if (e.expires <= this.now()) {
-      this.entries.delete(keyHash);
+      this.entries.delete(key);
       return undefined;
     }
     return e.principal;
   }
 
-  set(keyHash: string, principal: Principal): void {
+  set(key: string, principal: Principal): void {
     if (this.ttlMs <= 0) return;
     // Bounded: when full, the oldest entry (Map order is insertion order) makes room.
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(keyHash, { principal, expires: this.now() + this.ttlMs });
+    this.entries.set(key, { principal, expires: this.now() + this.ttlMs });
   }
 
   /**
