@@ -18,7 +18,7 @@ import { setUpPinning } from './lib/cpu.mjs';
 import { measure } from './lib/load.mjs';
 import { RESULTS_DIR, ROOT, fmt, intFromEnv, settings } from './lib/options.mjs';
 import { childEnv, getJson, makeTempDir, runMain, startServer, withServer } from './lib/processes.mjs';
-import { baseMethod, headline, machine, packageVersion, printTable, problemsOf, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { headline, packageVersion, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'collections.json');
 const FASTIFY_SQLITE = path.join(ROOT, 'bench/baselines/fastify-sqlite.mjs');
@@ -143,18 +143,13 @@ async function main() {
   for (const r of rows) delete r.firstIds;
 
   writeResults(RESULTS_FILE, {
-    benchmark: 'collections',
-    date: new Date().toISOString(),
-    machine: machine(),
-    source,
-    method: {
-      ...baseMethod(pinning),
+    ...resultsHeader('collections', source, pinning, {
       products: PRODUCTS,
       seedSeconds: seeding.seconds,
       jsonServer: `json-server ${packageVersion('json-server')}, ${JSON_SERVER_DURATION} s measured, 60 s request timeout, nested sort _sort=price.amount`,
       order: 'Canon filtered, Canon unfiltered first page, Canon deep page (each its own process), Baseline A, json-server; one at a time',
       canonRateLimit: 'on, limits 1000000000/1',
-    },
+    }),
     results: { canonFiltered: first, baselineA, jsonServer, canonUnfilteredFirst: unfilteredFirst, canonDeep: deep },
     verdicts: v,
     firstOverDeepRequestsPerSecond: firstOverDeepRps,

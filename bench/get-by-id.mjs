@@ -22,7 +22,7 @@ import { setUpPinning } from './lib/cpu.mjs';
 import { benchmarkServer } from './lib/load.mjs';
 import { RESULTS_DIR, ROOT, UNLIMITED_RATE, intFromEnv } from './lib/options.mjs';
 import { childEnv, get, makeTempDir, runMain, startServer } from './lib/processes.mjs';
-import { baseMethod, headline, machine, median, printTable, problemsOf, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { headline, median, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const BARE_SERVER = path.join(ROOT, 'bench/baselines/bare-http.mjs');
 const RESULTS_FILE = path.join(RESULTS_DIR, 'get-by-id.json');
@@ -111,16 +111,11 @@ async function main() {
   warnAboutCpu(rows);
 
   writeResults(RESULTS_FILE, {
-    benchmark: 'get-by-id',
-    date: new Date().toISOString(),
-    machine: machine(),
-    source,
-    method: {
-      ...baseMethod(pinning),
+    ...resultsHeader('get-by-id', source, pinning, {
       repeats: REPEATS,
       order: 'per repeat: canon then bare, reversed on even repeats; one server at a time; verdict on the median ratio',
       canonRateLimit: RATE_LIMIT === 'off' ? 'off' : `on, ${UNLIMITED_RATE} per principal, per IP and global`,
-    },
+    }),
     runs,
     ratio,
     target: TARGET_RATIO,

@@ -17,7 +17,7 @@ import { setUpPinning } from './lib/cpu.mjs';
 import { measure } from './lib/load.mjs';
 import { RESULTS_DIR, fmt, intFromEnv } from './lib/options.mjs';
 import { getJson, makeTempDir, removeTempDir, request, runMain, withServer } from './lib/processes.mjs';
-import { baseMethod, headline, machine, median, printTable, problemsOf, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { headline, median, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'limits.json');
 const ADMIN_KEY = 'ck_bench_limits_0123456789abcdef';
@@ -145,16 +145,11 @@ async function main() {
   warnAboutCpu(rows);
 
   writeResults(RESULTS_FILE, {
-    benchmark: 'limits',
-    date: new Date().toISOString(),
-    machine: machine(),
-    source,
-    method: {
-      ...baseMethod(pinning),
+    ...resultsHeader('limits', source, pinning, {
       repeats: REPEATS,
       order: 'per repeat: POST pair, then GET pair; each configuration its own Canon process on a fresh SQLite file; order reversed on even repeats',
       canonRateLimit: 'on (limits 1000000000/1, in-memory counters) except the "rate limiting off" runs (CANON_RATE_LIMIT=off)',
-    },
+    }),
     runs,
     overall,
     targets: TARGETS,

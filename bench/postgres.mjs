@@ -17,7 +17,7 @@ import { cpuSecondsBetween, cpuSecondsByName, setUpPinning } from './lib/cpu.mjs
 import { measure } from './lib/load.mjs';
 import { RESULTS_DIR, ROOT, fmt, intFromEnv } from './lib/options.mjs';
 import { childEnv, getJson, onCleanup, runMain, startServer, withServer } from './lib/processes.mjs';
-import { baseMethod, headline, machine, packageVersion, printTable, problemsOf, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { headline, packageVersion, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'postgres.json');
 const FASTIFY_PG = path.join(ROOT, 'bench/baselines/fastify-pg.mjs');
@@ -119,19 +119,14 @@ async function main() {
   warnAboutCpu(rows);
 
   writeResults(RESULTS_FILE, {
-    benchmark: 'postgres',
-    date: new Date().toISOString(),
-    machine: { ...machine(), postgres: db.version },
-    source,
-    method: {
-      ...baseMethod(pinning),
+    ...resultsHeader('postgres', source, pinning, {
       products: PRODUCTS,
       seedSeconds: seeding.seconds,
       pg: `pg ${packageVersion('pg')}; baseline pool of 10, Canon CANON_DB_POOL_SIZE default (10)`,
       postgresCpu: 'summed over every process named postgres, from /proc/<pid>/stat; PostgreSQL is not pinned',
       order: 'Canon by id, baseline by id, Canon list, baseline list; each its own process, one at a time',
       canonRateLimit: 'on, limits 1000000000/1',
-    },
+    }, { postgres: db.version }),
     results: { canonById, baselineById: baseById, canonList, baselineList: baseList },
     verdicts: v,
     sameList,

@@ -130,6 +130,11 @@ export function headline(title, pinning) {
 }
 
 /** Writes the results JSON; runs under the profiler go to `<name>.cpu-prof.json`, beside the real figures. */
+/** What every results file starts with: the benchmark, when, the machine, the source measured, and the method. */
+export function resultsHeader(benchmark, source, pinning, method, machineExtra = {}) {
+  return { benchmark, date: new Date().toISOString(), machine: { ...machine(), ...machineExtra }, source, method: { ...baseMethod(pinning), ...method } };
+}
+
 export function writeResults(resultsFile, report) {
   const file = settings.cpuProfileDir ? resultsFile.replace(/\.json$/, '.cpu-prof.json') : resultsFile;
   mkdirSync(path.dirname(file), { recursive: true });

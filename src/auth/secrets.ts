@@ -1,6 +1,7 @@
 // Random secrets, their digests and constant-time comparison, shared by every credential type.
+// A namespace import: a named import of `hash` would fail to link on Node versions before 20.12.
 import * as crypto from 'node:crypto';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+const { createHash, randomBytes, timingSafeEqual } = crypto;
 
 /** crypto.hash (Node 20.12+) is the one-shot form: a third of createHash's cost, and this runs on every keyed request. */
 const sha256 = typeof crypto.hash === 'function'

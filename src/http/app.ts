@@ -23,7 +23,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOverload } from './overload.js';
 import { registerSessionRoutes } from './session-routes.js';
-import { errorBody, toAppError } from './error-body.js';
+import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
 import { registerResourceRoutes } from './resource-routes.js';
@@ -72,8 +72,8 @@ export interface HttpDeps {
 }
 
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
-  for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
-  return reply.code(err.status).header('cache-control', 'no-store').type('application/json; charset=utf-8').send(errorBody(err, String(reply.request.id)));
+  const { status, headers, json } = errorResponse(err, String(reply.request.id));
+  return reply.code(status).headers(headers).send(json);
 }
 
 /** Errors Node raises before Fastify sees a request (oversized headers, slow clients) get the same body. */

@@ -42,6 +42,14 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
   return list.includes('*') || list.some((t) => t.replace(/^W\//, '') === etag);
 }
 
+/** Objects may be stored, but must be revalidated before reuse (their ETag makes that cheap). */
+export const OBJECT_CACHE_CONTROL = 'private, no-cache';
+
+/** RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it. */
+export function notModified(ifNoneMatch: string | undefined, ifModifiedSince: string | undefined, etag: string, record: StoredRecord): boolean {
+  return ifNoneMatch !== undefined ? ifNoneMatchHits(ifNoneMatch, etag) : ifModifiedSince !== undefined && notModifiedSince(ifModifiedSince, record);
+}
+
 /** RFC 9110 §13.1.3: only whole seconds count; an unparseable date is ignored. */
 export function notModifiedSince(header: string, record: StoredRecord): boolean {
   const since = Date.parse(header);

@@ -1,5 +1,6 @@
 // The DESIGN §5 error body, and the mapping of Fastify's and Node's own failures onto the catalog.
 import { AppError } from '../errors/app-error.js';
+import { JSON_CONTENT_TYPE } from './negotiate.js';
 
 export interface ErrorBody {
   error: {
@@ -20,6 +21,15 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
       timestamp: new Date().toISOString(),
       request_id: requestId,
     },
+  };
+}
+
+/** The whole error response, the same whichever path sends it (Fastify's reply or the lean read path). */
+export function errorResponse(err: AppError, requestId: string): { status: number; headers: Record<string, string>; json: string } {
+  return {
+    status: err.status,
+    headers: { ...err.headers, 'cache-control': 'no-store', 'content-type': JSON_CONTENT_TYPE },
+    json: JSON.stringify(errorBody(err, requestId)),
   };
 }
 

@@ -6,9 +6,9 @@ import { rateHeaders, rateLimited, type Verdict } from '../limits/rate-limiter.j
 import type { Authenticated } from '../auth/authenticator.js';
 import type { HttpDeps } from './app.js';
 import { verifiedCertificateSha256 } from './auth-hooks.js';
-import { ifNoneMatchHits, notModifiedSince } from './conditional.js';
-import { errorBody, toAppError } from './error-body.js';
-import { acceptsJson } from './negotiate.js';
+import { notModified, OBJECT_CACHE_CONTROL } from './conditional.js';
+import { errorResponse, toAppError } from './error-body.js';
+import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
 import { objectBody } from './object-body.js';
 import { requestIdFrom } from './request-id.js';
 
@@ -19,8 +19,13 @@ interface Target {
   resource: CompiledResource;
 }
 
+/** A request this path takes: what it names, and the object's id (lower case, as stored). */
+interface Read {
+  target: Target;
+  id: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Serves `GET /<version>/<resource>/<uuid>` (no query, no cookies) itself and hands every other request,
@@ -58,16 +63,16 @@ export class FastReads {
   /** The server's request listener: this path when it applies, else Fastify's. */
   listener(fastify: Listener): Listener {
     return (req, res) => {
-      const target = this.match(req);
-      if (target === undefined) {
+      const read = this.match(req);
+      if (read === undefined) {
         fastify(req, res);
         return;
       }
-      void this.serve(target, req, res, fastify);
+      void this.serve(read, req, res, fastify);
     };
   }
 
-  private match(req: IncomingMessage): Target | undefined {
+  private match(req: IncomingMessage): Read | undefined {
     const url = req.url;
     if (req.method !== 'GET' || !this.open || url === undefined || this.deps.config.accessLog) return undefined;
     const h = req.headers;
@@ -75,14 +80,15 @@ export class FastReads {
     if (h.cookie !== undefined || url.length > this.deps.config.maxUrlLength) return undefined;
     if (h.accept !== undefined && !acceptsJson(h.accept)) return undefined;
     const slash = url.lastIndexOf('/');
+    const id = url.slice(slash + 1);
     // The id must be a bare UUID: anything else (a query, an encoded character, a trailing slash) goes to the router.
-    if (!UUID.test(url.slice(slash + 1))) return undefined;
+    if (!UUID.test(id)) return undefined;
     const target = this.targets.get(url.slice(0, slash + 1));
     if (target === undefined || this.underPressure()) return undefined;
-    return target;
+    return { target, id: id.toLowerCase() };
   }
 
-  private async serve(target: Target, req: IncomingMessage, res: ServerResponse, fastify: Listener): Promise<void> {
+  private async serve({ target, id }: Read, req: IncomingMessage, res: ServerResponse, fastify: Listener): Promise<void> {
     const { deps } = this;
     let authenticated: Authenticated;
     try {
@@ -101,20 +107,16 @@ export class FastReads {
         Object.assign(headers, rateHeaders(verdict.shown));
         if (verdict.refused) throw rateLimited(verdict);
       }
-      const id = req.url!.slice(req.url!.lastIndexOf('/') + 1).toLowerCase();
       const loaded = await deps.services.get({ principal: authenticated.principal, format: 'json' }, target.resource.name, id);
       const body = objectBody(target.version, target.resource, loaded);
       headers.etag = body.etag;
       headers['last-modified'] = body.lastModified;
-      headers['cache-control'] = 'private, no-cache';
-      const inm = req.headers['if-none-match'];
-      const ims = req.headers['if-modified-since'];
-      // RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
-      if (inm !== undefined ? ifNoneMatchHits(inm, body.etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
+      headers['cache-control'] = OBJECT_CACHE_CONTROL;
+      if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], body.etag, loaded.record)) {
         res.writeHead(304, headers);
         res.end();
       } else {
-        headers['content-type'] = JSON_TYPE;
+        headers['content-type'] = JSON_CONTENT_TYPE;
         headers['content-length'] = String(Buffer.byteLength(body.json));
         res.writeHead(200, headers);
         res.end(body.json);
@@ -134,9 +136,8 @@ export class FastReads {
       res.destroy();
       return;
     }
-    const json = JSON.stringify(errorBody(error, requestId));
-    Object.assign(headers, error.headers ?? {}, { 'cache-control': 'no-store', 'content-type': JSON_TYPE, 'content-length': String(Buffer.byteLength(json)) });
-    res.writeHead(error.status, headers);
+    const { status, headers: errorHeaders, json } = errorResponse(error, requestId);
+    res.writeHead(status, { ...headers, ...errorHeaders, 'content-length': String(Buffer.byteLength(json)) });
     res.end(json);
     this.stats.served++;
   }

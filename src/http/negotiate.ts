@@ -3,6 +3,9 @@ import Negotiator from 'negotiator';
 
 const JSON_TYPES = ['application/json'];
 
+/** What every JSON response declares. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
 export function acceptsJson(accept: string | undefined): boolean {
   if (accept === undefined || accept === '' || accept === '*/*' || accept === 'application/json') return true;
   return new Negotiator({ headers: { accept } }).mediaType(JSON_TYPES) !== undefined;

@@ -4,13 +4,14 @@ import { authenticateClient, clientCredentials, grantScopes, OAuthError } from '
 import { isAppError } from '../errors/app-error.js';
 import type { HttpDeps } from './app.js';
 import { ipLimitHook, verifiedCertificateSha256 } from './auth-hooks.js';
+import { JSON_CONTENT_TYPE } from './negotiate.js';
 import type { RouteTable } from './route-table.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in its own body shape, never the Canon error body. */
 function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
   reply.code(err.status).header('cache-control', 'no-store').header('pragma', 'no-cache');
   if (err.basicChallenge) reply.header('www-authenticate', 'Basic realm="canon", charset="UTF-8"');
-  return reply.type('application/json; charset=utf-8').send({ error: err.error, error_description: err.description });
+  return reply.type(JSON_CONTENT_TYPE).send({ error: err.error, error_description: err.description });
 }
 
 export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {

@@ -23,16 +23,15 @@ const rendered = new WeakMap<StoredRecord, Map<string, string>>();
 export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
   const etag = etagOf(loaded.record, loaded.access, version.name);
   const lastModified = lastModifiedOf(loaded.record);
-  if (!Object.isFrozen(loaded.record)) return { etag, lastModified, json: JSON.stringify(represent(version, r, loaded)) };
   let byTag = rendered.get(loaded.record);
-  if (byTag === undefined) {
+  if (byTag === undefined && Object.isFrozen(loaded.record)) {
     byTag = new Map();
     rendered.set(loaded.record, byTag);
   }
-  let json = byTag.get(etag);
+  let json = byTag?.get(etag);
   if (json === undefined) {
     json = JSON.stringify(represent(version, r, loaded));
-    byTag.set(etag, json);
+    byTag?.set(etag, json);
   }
   return { etag, lastModified, json };
 }

@@ -10,14 +10,14 @@ import { grantFor, none } from '../services/permissions.js';
 import type { HttpDeps } from './app.js';
 import { authHook, csrfHook } from './auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
-import { etagOf, ifNoneMatchHits, lastModifiedOf, notModifiedSince, writePrecondition } from './conditional.js';
+import { etagOf, lastModifiedOf, notModified, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from './conditional.js';
+import { JSON_CONTENT_TYPE } from './negotiate.js';
 import { renderList } from './list-response.js';
 import { objectBody } from './object-body.js';
 import { objectPath, represent } from './render.js';
 import type { RouteTable } from './route-table.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PRIVATE = 'private, no-cache';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>;
 
@@ -37,10 +37,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
 }
 
 /** One object's response: its representation with validators; a response revealing a secret is never cached. */
-function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded, status = 200, reveal?: Record<string, unknown>, etag?: string): StoredResponse {
+function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded, status = 200, reveal?: Record<string, unknown>): StoredResponse {
   const revealed = reveal !== undefined && Object.keys(reveal).length > 0;
   const headers: Record<string, string> = {
-    etag: etag ?? etagOf(loaded.record, loaded.access, version.name),
+    etag: etagOf(loaded.record, loaded.access, version.name),
     'last-modified': lastModifiedOf(loaded.record),
     'cache-control': revealed ? 'no-store' : PRIVATE,
   };
@@ -76,13 +76,8 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
       const body = objectBody(version, r, loaded);
       reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
-      const inm = header(request, 'if-none-match');
-      const ims = header(request, 'if-modified-since');
-      // RFC 9110 §13.2.2: If-None-Match wins; If-Modified-Since counts only without it.
-      if (inm !== undefined ? ifNoneMatchHits(inm, body.etag) : ims !== undefined && notModifiedSince(ims, loaded.record)) {
-        return reply.code(304).send();
-      }
-      return reply.code(200).type('application/json; charset=utf-8').send(body.json);
+      if (notModified(header(request, 'if-none-match'), header(request, 'if-modified-since'), body.etag, loaded.record)) return reply.code(304).send();
+      return reply.code(200).type(JSON_CONTENT_TYPE).send(body.json);
     });
     for (const [method, mode] of [['PUT', 'replace'], ['PATCH', 'patch']] as const) {
       app.route({

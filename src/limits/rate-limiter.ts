@@ -42,10 +42,9 @@ export function rateLimited(v: Verdict): AppError {
   return new AppError('RATE_LIMITED', `Too many requests; retry in ${c.retryAfter} s.`, { headers: { ...rateHeaders(c), 'retry-after': String(c.retryAfter) } });
 }
 
-/** Own limit refused: that decides; else the global one (taken only when the own one passed). */
-function decide(own: Consumption, takeGlobal: () => Consumption): Verdict {
-  if (!own.allowed) return { shown: own, refused: own };
-  const global = takeGlobal();
+/** Own limit refused: that decides (and the global one was not taken); else the global one. */
+function decide(own: Consumption, global: Consumption | undefined): Verdict {
+  if (!own.allowed || global === undefined) return { shown: own, refused: own };
   return global.allowed ? { shown: own, refused: undefined } : { shown: global, refused: global };
 }
 
@@ -72,15 +71,11 @@ export class RateLimiter {
     if (now) {
       // In-process counters answer at once: no promise on the hot path.
       const own = this.take(now, key, rate);
-      if (!own.allowed) return { shown: own, refused: own };
-      const global = this.take(now, 'global', this.limits.global);
-      return global.allowed ? { shown: own, refused: undefined } : { shown: global, refused: global };
+      return decide(own, own.allowed ? this.take(now, 'global', this.limits.global) : undefined);
     }
     return (async () => {
       const own = await this.consume(key, rate);
-      if (!own.allowed) return { shown: own, refused: own };
-      const global = await this.consume('global', this.limits.global);
-      return decide(own, () => global);
+      return decide(own, own.allowed ? await this.consume('global', this.limits.global) : undefined);
     })();
   }
 

@@ -65,9 +65,8 @@ export class Idempotency {
     const scopeKey = digest(`${this.scopeOf(principal)}\n${key}`);
     const fingerprint = digest(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
     if (this.running.has(scopeKey)) throw inUse();
-    const found = await this.store.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: scopeKey }]);
-    const live = found && this.isLive(found) ? found : null;
-    if (live) return { replay: this.replayOf(live, fingerprint) };
+    const found = await this.find(scopeKey);
+    if (found && this.isLive(found)) return { replay: this.replayOf(found, fingerprint) };
     // Checked again after the await: another request may have taken the key meanwhile.
     if (this.running.has(scopeKey)) throw inUse();
     this.running.add(scopeKey);
@@ -76,8 +75,8 @@ export class Idempotency {
 
   /** After losing a race to another process: the committed record decides (replay, or 422 for another request). */
   async afterRace(ticket: Ticket): Promise<StoredResponse> {
-    const existing = await this.lookup(ticket.scopeKey);
-    if (!existing) throw inUse();
+    const existing = await this.find(ticket.scopeKey);
+    if (!existing || !this.isLive(existing)) throw inUse();
     return this.replayOf(existing, ticket.fingerprint);
   }
 
@@ -89,9 +88,9 @@ export class Idempotency {
     return Date.parse(String(record.expires_at)) > this.clock().getTime();
   }
 
-  private async lookup(scopeKey: string): Promise<StoredRecord | null> {
-    const record = await this.store.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: scopeKey }]);
-    return record && this.isLive(record) ? record : null;
+  /** The key's record, live or expired. */
+  private find(scopeKey: string): Promise<StoredRecord | null> {
+    return this.store.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: scopeKey }]);
   }
 
   private replayOf(record: StoredRecord, fingerprint: string): StoredResponse {
@@ -100,8 +99,7 @@ export class Idempotency {
     }
     const stored = String(record.response);
     // Plain JSON for ordinary responses; AES-GCM sealed (base64url, never starting with "{") for sensitive ones.
-    const { status, headers, body } = JSON.parse(stored.startsWith('{') ? stored : open(stored, this.secret)) as StoredResponse;
-    return { status, headers, body };
+    return JSON.parse(stored.startsWith('{') ? stored : open(stored, this.secret)) as StoredResponse;
   }
 
   async write(tx: Tx, ticket: Ticket, response: StoredResponse): Promise<void> {

@@ -1,7 +1,7 @@
 // The lean GET path (src/http/fast-reads.ts) against the Fastify route: same status, headers and body, and which path answered.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_KEY, MODES, createCustomer, createProduct, startServer, type Response, type TestServer } from '../support/harness.js';
+import { ADMIN_KEY, MODES, createCustomer, createProduct, fromFetch, fromInject, startServer, type Response, type TestServer } from '../support/harness.js';
 
 /** Differs per request or per moment, never per path. */
 const VOLATILE = new Set(['date', 'connection', 'keep-alive', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
@@ -14,31 +14,14 @@ function stable(res: Response): { status: number; headers: Record<string, string
   return { status: res.status, headers, body: body ?? res.text };
 }
 
+/** Always through Fastify: in-process inject never reaches the server's listener. */
 async function viaFastify(server: TestServer, path: string, headers: Record<string, string>, method = 'GET'): Promise<Response> {
-  const res = await server.app.inject({ method: method as 'GET', url: path, headers });
-  const flat: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-  let body: unknown;
-  try {
-    body = res.body ? JSON.parse(res.body) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.statusCode, headers: flat, setCookies: [], text: res.body, body };
+  return fromInject(await server.app.inject({ method: method as 'GET', url: path, headers }));
 }
 
+/** Through the listening socket, where the lean path may answer. */
 async function viaSocket(server: TestServer, path: string, headers: Record<string, string>, method = 'GET'): Promise<Response> {
-  const res = await fetch(`${server.baseUrl}${path}`, { method, headers });
-  const text = await res.text();
-  const flat: Record<string, string> = {};
-  res.headers.forEach((v, k) => (flat[k] = v));
-  let body: unknown;
-  try {
-    body = text ? JSON.parse(text) : undefined;
-  } catch {
-    body = undefined;
-  }
-  return { status: res.status, headers: flat, setCookies: [], text, body };
+  return fromFetch(await fetch(`${server.baseUrl}${path}`, { method, headers }));
 }
 
 for (const mode of MODES.filter((m) => m.startsWith('listen'))) {

@@ -1,5 +1,5 @@
 // Test harness: starts Canon in-process on an in-memory SQLite store and talks to it through inject or a real socket.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { resolveConfig, type Config } from '../../src/config/config.js';
 import type { RateLimits } from '../../src/limits/rate-limiter.js';
 import type { AppDef } from '../../src/model/types.js';
@@ -84,25 +84,31 @@ export async function startServer(mode: Mode, overrides: Partial<Config> = {}, a
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
       }
     }
-    if (transport === 'inject') {
-      const res = await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) });
-      const flat: Record<string, string> = {};
-      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
-      const raw = res.headers['set-cookie'];
-      const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];
-      return { status: res.statusCode, headers: flat, setCookies, text: res.body, body: parse(res.body) };
-    }
-    const res = await fetch(`${baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
-    const text = await res.text();
-    const flat: Record<string, string> = {};
-    res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
-    return { status: res.status, headers: flat, setCookies: res.headers.getSetCookie(), text, body: parse(text) };
+    if (transport === 'inject') return fromInject(await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) }));
+    return fromFetch(await fetch(`${baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) }));
   };
   const close = async (): Promise<void> => {
     await runtime.close();
     await db?.drop();
   };
   return { runtime, app: runtime.app, mode, baseUrl, request, close };
+}
+
+/** An `app.inject` answer as a Response (headers flattened, lower-case). */
+export function fromInject(res: LightMyRequestResponse): Response {
+  const flat: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
+  const raw = res.headers['set-cookie'];
+  const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];
+  return { status: res.statusCode, headers: flat, setCookies, text: res.body, body: parse(res.body) };
+}
+
+/** A `fetch` answer as a Response. */
+export async function fromFetch(res: globalThis.Response): Promise<Response> {
+  const text = await res.text();
+  const flat: Record<string, string> = {};
+  res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
+  return { status: res.status, headers: flat, setCookies: res.headers.getSetCookie(), text, body: parse(text) };
 }
 
 function parse(text: string): unknown {

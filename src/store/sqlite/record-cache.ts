@@ -11,9 +11,9 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Validity is one number, the database's change stamp (SQLite's `PRAGMA data_version` as seen by the
- * read connection, which moves on every commit by any other connection or process). When it moves,
- * every entry goes: there is no per-row invalidation to get wrong, and a write costs the cache nothing.
+ * Validity is one number, the store's change stamp (it moves on every commit, this process's or another's:
+ * SqliteStore.changeStamp). When it moves, every entry goes: there is no per-row invalidation to get
+ * wrong, and a write costs the cache nothing.
  */
 export class RecordCache {
   private readonly entries = new Map<string, StoredRecord>();

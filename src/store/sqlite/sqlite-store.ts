@@ -213,13 +213,14 @@ export class SqliteStore implements Store {
 
   /**
    * The record cache's validity stamp. Our own commits move it at once (`commits`). Commits by other
-   * processes (the CLI, say, on the same file) show in the read connection's `PRAGMA data_version`; asking
-   * costs a read transaction (file-lock system calls), so it is asked once per event-loop turn: requests
-   * served in the turn in which another process committed may still see the version before it.
+   * processes (the CLI, say, on the same file) show in the write connection's `PRAGMA data_version`, which
+   * counts every connection's commits but its own; asking costs a read transaction (file-lock system
+   * calls), so it is asked once per event-loop turn: requests served in the turn in which another process
+   * committed may still see the version before it.
    */
   private changeStamp(): number {
     if (!this.memory && !this.sampledThisTurn) {
-      const version = this.reader.stmt('PRAGMA data_version').pluck().get() as number;
+      const version = this.writer.stmt('PRAGMA data_version').pluck().get() as number;
       if (version !== this.dataVersion) {
         this.dataVersion = version;
         this.commits++;
