@@ -3,11 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { IdempotencyRace, type StoredResponse } from '../services/idempotency.js';
 import type { Within } from '../services/resource-service.js';
 import type { HttpDeps } from './app.js';
+import { JSON_CONTENT_TYPE } from './negotiate.js';
 
-export function send(reply: FastifyReply, response: StoredResponse, replayed = false): unknown {
+/** Sends a rendered response; its body is JSON already, so Fastify sends the string as it is. */
+export function send(reply: FastifyReply, response: StoredResponse, replayed = false): string {
   reply.code(response.status);
   for (const [name, value] of Object.entries(response.headers)) reply.header(name, value);
   if (replayed) reply.header('idempotent-replayed', 'true');
+  reply.type(JSON_CONTENT_TYPE);
   return response.body;
 }
 

@@ -46,7 +46,7 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
   };
   if (status === 201) headers.location = objectPath(version, r, loaded.record.id);
   const body = represent(version, r, loaded);
-  return revealed ? { status, headers, body: { ...body, ...reveal }, sensitive: true } : { status, headers, body };
+  return revealed ? { status, headers, body: JSON.stringify({ ...body, ...reveal }), sensitive: true } : { status, headers, body: JSON.stringify(body) };
 }
 
 

@@ -4,7 +4,6 @@ import type { ResourceDef } from '../model/types.js';
 
 export const SESSIONS = 'sessions';
 export const SIGNING_KEYS = 'signing-keys';
-export const IDEMPOTENCY_KEYS = 'idempotency-keys';
 
 const ADMIN_ONLY = { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] };
 
@@ -41,25 +40,6 @@ export function signingKeysResource(): ResourceDef {
       /** The private JWK, AES-256-GCM encrypted with a key derived from CANON_SECRET. */
       private_jwk: f.string({ hidden: true }),
       retired_at: f.timestamp({ filterable: true }),
-    },
-    permissions: ADMIN_ONLY,
-  });
-}
-
-/** Stored responses of POSTs sent with an Idempotency-Key (DESIGN §11), one per principal and key. */
-export function idempotencyKeysResource(): ResourceDef {
-  return defineResource({
-    name: IDEMPOTENCY_KEYS,
-    singular: 'idempotency_key',
-    internal: true,
-    fields: {
-      // SHA-256 of the principal's scope and the key: one column carries the (scope, key) uniqueness.
-      scope_key: f.string({ required: true, unique: true }),
-      fingerprint: f.string({ required: true }),
-      /** The response as JSON; sealed with AES-256-GCM when it holds a secret shown once (a new API key). */
-      response: f.string({ hidden: true }),
-      // Not filterable (no index): purging walks ids, which are time-ordered (Idempotency.purge).
-      expires_at: f.timestamp({ required: true }),
     },
     permissions: ADMIN_ONLY,
   });

@@ -14,7 +14,7 @@ import { TokenService } from '../auth/tokens.js';
 import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
 import { apiKeysResource } from '../platform/api-keys.js';
-import { idempotencyKeysResource, sessionsResource, signingKeysResource } from '../platform/internal.js';
+import { sessionsResource, signingKeysResource } from '../platform/internal.js';
 import { oauthClientsResource } from '../platform/oauth-clients.js';
 import { Idempotency } from '../services/idempotency.js';
 import { FailoverCounters } from '../counters/failover-counters.js';
@@ -68,7 +68,7 @@ export async function loadAppDef(modulePath: string | undefined): Promise<AppDef
 
 /** Adds the platform resources every Canon app has. */
 export function withPlatform(app: AppDef): AppDef {
-  return { ...app, resources: [...app.resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource(), idempotencyKeysResource()] };
+  return { ...app, resources: [...app.resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
 }
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {

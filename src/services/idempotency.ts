@@ -1,17 +1,16 @@
 // Idempotency keys (DESIGN §11): a repeat replays the stored response; the record commits with the side effect.
-import { v7 as uuidv7 } from 'uuid';
 import { open, seal } from '../auth/key-crypto.js';
 import { digest } from '../auth/secrets.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError } from '../errors/app-error.js';
-import { IDEMPOTENCY_KEYS } from '../platform/internal.js';
-import { UniqueViolation, type Store, type StoredRecord, type Tx } from '../store/types.js';
+import { UniqueViolation, type IdempotencyRecord, type Store, type Tx } from '../store/types.js';
 
 /** What a replay sends back: the first response's status, headers and body. */
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
-  body: unknown;
+  /** The body as serialised JSON: rendered once, then both sent and stored. */
+  body: string;
   /** The body reveals a secret shown once (a new API key): it is stored sealed, and never sent again in clear by mistake. */
   sensitive?: boolean;
 }
@@ -35,7 +34,7 @@ export class IdempotencyRace extends Error {}
 
 export class Ticket {
   /** `expired`: the look-up before running found this key's record past its lifetime, to be replaced in the transaction. */
-  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string, readonly expired: StoredRecord | undefined) {}
+  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string, readonly expired: boolean) {}
 
   /** Writes the record in the side effect's own transaction: both commit, or neither. */
   async record(tx: Tx, response: StoredResponse): Promise<void> {
@@ -65,17 +64,17 @@ export class Idempotency {
     const scopeKey = digest(`${this.scopeOf(principal)}\n${key}`);
     const fingerprint = digest(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
     if (this.running.has(scopeKey)) throw inUse();
-    const found = await this.find(scopeKey);
+    const found = await this.store.findIdempotency(scopeKey);
     if (found && this.isLive(found)) return { replay: this.replayOf(found, fingerprint) };
     // Checked again after the await: another request may have taken the key meanwhile.
     if (this.running.has(scopeKey)) throw inUse();
     this.running.add(scopeKey);
-    return { ticket: new Ticket(this, scopeKey, fingerprint, found ?? undefined) };
+    return { ticket: new Ticket(this, scopeKey, fingerprint, found !== null) };
   }
 
   /** After losing a race to another process: the committed record decides (replay, or 422 for another request). */
   async afterRace(ticket: Ticket): Promise<StoredResponse> {
-    const existing = await this.find(ticket.scopeKey);
+    const existing = await this.store.findIdempotency(ticket.scopeKey);
     if (!existing || !this.isLive(existing)) throw inUse();
     return this.replayOf(existing, ticket.fingerprint);
   }
@@ -84,39 +83,33 @@ export class Idempotency {
     this.running.delete(scopeKey);
   }
 
-  private isLive(record: StoredRecord): boolean {
-    return Date.parse(String(record.expires_at)) > this.clock().getTime();
+  private isLive(record: IdempotencyRecord): boolean {
+    return record.expiresAt > this.clock().getTime();
   }
 
-  /** The key's record, live or expired. */
-  private find(scopeKey: string): Promise<StoredRecord | null> {
-    return this.store.findOne(IDEMPOTENCY_KEYS, [{ path: 'scope_key', op: 'eq', value: scopeKey }]);
-  }
-
-  private replayOf(record: StoredRecord, fingerprint: string): StoredResponse {
+  private replayOf(record: IdempotencyRecord, fingerprint: string): StoredResponse {
     if (record.fingerprint !== fingerprint) {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
     }
-    const stored = String(record.response);
     // Plain JSON for ordinary responses; AES-GCM sealed (base64url, never starting with "{") for sensitive ones.
-    return JSON.parse(stored.startsWith('{') ? stored : open(stored, this.secret)) as StoredResponse;
+    return JSON.parse(record.response.startsWith('{') ? record.response : open(record.response, this.secret)) as StoredResponse;
   }
 
   async write(tx: Tx, ticket: Ticket, response: StoredResponse): Promise<void> {
-    const now = this.clock();
+    const now = this.clock().getTime();
     // An expired record for the same key gives way to the new one. Only one the look-up saw needs removing:
     // a record committed since then makes the insert fail, and the caller replays it (IdempotencyRace).
-    if (ticket.expired) await tx.delete(IDEMPOTENCY_KEYS, ticket.expired.id);
+    if (ticket.expired) await tx.deleteExpiredIdempotency(ticket.scopeKey, now);
     const { status, headers, body } = response;
     const json = JSON.stringify({ status, headers, body });
     try {
-      await tx.insert(IDEMPOTENCY_KEYS, {
-        id: uuidv7(), version: 1, created_at: now.toISOString(), updated_at: now.toISOString(),
-        scope_key: ticket.scopeKey, fingerprint: ticket.fingerprint,
+      await tx.insertIdempotency({
+        scopeKey: ticket.scopeKey,
+        fingerprint: ticket.fingerprint,
         // Sealing costs a cipher per request; only a response that reveals a secret needs it. The others
         // hold what the resource tables already hold in clear.
         response: response.sensitive ? seal(json, this.secret) : json,
-        expires_at: new Date(now.getTime() + this.ttlSeconds * 1000).toISOString(),
+        expiresAt: now + this.ttlSeconds * 1000,
       });
     } catch (err) {
       if (err instanceof UniqueViolation) throw new IdempotencyRace('another request with this key committed first');
@@ -124,24 +117,9 @@ export class Idempotency {
     }
   }
 
-  /**
-   * Deletes expired records, oldest first, one bounded batch; returns how many went. Ids are UUIDv7, so id
-   * order is creation order, and with one lifetime for all keys also expiry order: the batch is the oldest
-   * records up to the first live one. That walks the id index, so expires_at needs no index of its own
-   * (one index fewer to write on every keyed POST). After a change of lifetime, records behind a live
-   * one wait their turn; look-ups check expires_at, so that only delays reclaiming space.
-   */
-  async purge(batch = 500): Promise<number> {
-    return this.store.transaction(async (tx) => {
-      const { rows } = await tx.list(IDEMPOTENCY_KEYS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: batch });
-      let purged = 0;
-      for (const r of rows) {
-        if (this.isLive(r)) break;
-        await tx.delete(IDEMPOTENCY_KEYS, r.id);
-        purged++;
-      }
-      return purged;
-    });
+  /** Deletes expired records, oldest first, one bounded batch (see Store.purgeIdempotency); returns how many went. */
+  purge(batch = 500): Promise<number> {
+    return this.store.purgeIdempotency(this.clock().getTime(), batch);
   }
 
   /** Purges until a batch comes back short, at most `maxBatches` batches (a bounded loop); returns the total. */

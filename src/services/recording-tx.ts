@@ -1,5 +1,5 @@
 // A transaction wrapper that records the events appended in it, so they can be fanned out once committed.
-import type { Condition, EventRecord, ListQuery, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
+import type { Condition, EventRecord, IdempotencyRecord, ListQuery, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
 
 export class RecordingTx implements Tx {
   readonly events: StoredEvent[] = [];
@@ -32,6 +32,18 @@ export class RecordingTx implements Tx {
 
   delete(resource: string, id: string): Promise<boolean> {
     return this.tx.delete(resource, id);
+  }
+
+  findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
+    return this.tx.findIdempotency(scopeKey);
+  }
+
+  insertIdempotency(record: IdempotencyRecord): Promise<void> {
+    return this.tx.insertIdempotency(record);
+  }
+
+  deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean> {
+    return this.tx.deleteExpiredIdempotency(scopeKey, now);
   }
 
   async appendEvent(event: EventRecord): Promise<StoredEvent> {

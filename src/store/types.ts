@@ -1,4 +1,4 @@
-// The store contract: what every persistence adapter (SQLite now, PostgreSQL later) provides to the services.
+// The store contract: what every persistence adapter (SQLite, PostgreSQL) provides to the services.
 import type { CompiledModel } from '../model/compile.js';
 
 /** A stored object: system fields plus the model's fields, as domain values (money as {amount, currency}). */
@@ -71,12 +71,30 @@ export class UniqueViolation extends Error {
   }
 }
 
+/**
+ * The stored response of a POST sent with an Idempotency-Key (DESIGN §11). Kept in a table of its own,
+ * not as a resource: two B-trees (the append-ordered rows and the key index) are all a keyed POST adds
+ * to its commit, and purging walks the rows in insertion order.
+ */
+export interface IdempotencyRecord {
+  /** Digest of the principal's scope and the key: unique. */
+  scopeKey: string;
+  /** Digest of the request (method, path, canonical body). */
+  fingerprint: string;
+  /** The response as the idempotency service serialised it (plain, or sealed). */
+  response: string;
+  /** Unix time in milliseconds from which the record is no longer replayed. */
+  expiresAt: number;
+}
+
 /** Reads that see only committed data. */
 export interface Reader {
   get(resource: string, id: string): Promise<StoredRecord | null>;
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null>;
   list(resource: string, query: ListQuery): Promise<ListResult>;
   listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]>;
+  /** The record stored under `scopeKey`, live or expired. */
+  findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null>;
 }
 
 /** A transaction: reads see its own writes; everything commits or nothing does. */
@@ -86,6 +104,10 @@ export interface Tx extends Reader {
   update(resource: string, record: StoredRecord): Promise<void>;
   delete(resource: string, id: string): Promise<boolean>;
   appendEvent(event: EventRecord): Promise<StoredEvent>;
+  /** Stores a record; UniqueViolation (resource `idempotency`, field `scope_key`) when the key has one already. */
+  insertIdempotency(record: IdempotencyRecord): Promise<void>;
+  /** Removes the record under `scopeKey` if it expired at or before `now` (Unix ms); true when one went. */
+  deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean>;
 }
 
 export interface StoreCapabilities {
@@ -98,6 +120,11 @@ export interface Store extends Reader {
   /** Creates tables, indexes and unique constraints from the model and applies additive changes. */
   migrate(model: CompiledModel): Promise<void>;
   transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Deletes expired idempotency records, oldest stored first, at most `batch`, stopping at the first live
+   * one (with one lifetime for all keys, insertion order is expiry order); returns how many went.
+   */
+  purgeIdempotency(now: number, batch: number): Promise<number>;
   /** True when the store answers; used by /readyz. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,11 +1,24 @@
 // Idempotency keys end to end: concurrency, replays, reuse, scoping, failures not stored, actions, expiry; every mode.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
-import { IDEMPOTENCY_KEYS } from '../../src/platform/internal.js';
+import { after, before, describe, it, mock } from 'node:test';
+import type { Begun } from '../../src/services/idempotency.js';
 import { createCustomer, errorShape, FakeClock, MODES, startServer, type TestServer } from '../support/harness.js';
 
 const product = (name: string) => ({ name, price: { amount: 100, currency: 'EUR' } });
+
+/** Records the scope key of every ticket `begin` hands out, so a test can look its stored record up. */
+function watchTickets(server: TestServer): { scopeKeys: string[]; restore: () => void } {
+  const scopeKeys: string[] = [];
+  const idempotency = server.runtime.idempotency;
+  const begin = idempotency.begin.bind(idempotency);
+  const spy = mock.method(idempotency, 'begin', async (...args: Parameters<typeof begin>): Promise<Begun> => {
+    const begun = await begin(...args);
+    if ('ticket' in begun) scopeKeys.push(begun.ticket.scopeKey);
+    return begun;
+  });
+  return { scopeKeys, restore: () => spy.mock.restore() };
+}
 
 for (const mode of MODES) {
   describe(`idempotency keys (${mode})`, () => {
@@ -113,13 +126,41 @@ for (const mode of MODES) {
 
     it('stores a revealed secret sealed, and replays it to the same principal', async () => {
       const key = randomUUID();
-      const first = await server.request('POST', '/v2/api-keys', { headers: { 'idempotency-key': key }, body: { name: 'idem key' } });
+      const tickets = watchTickets(server);
+      let first;
+      try {
+        first = await server.request('POST', '/v2/api-keys', { headers: { 'idempotency-key': key }, body: { name: 'idem key' } });
+      } finally {
+        tickets.restore();
+      }
       assert.equal(first.status, 201);
+      assert.equal(tickets.scopeKeys.length, 1);
+      const stored = await server.runtime.store.findIdempotency(tickets.scopeKeys[0]!);
+      assert.ok(stored, 'the response is stored');
+      assert.ok(!stored.response.includes(first.body.key), 'the secret is not stored in clear');
+      assert.ok(!stored.response.startsWith('{'), 'the response is sealed');
       const again = await server.request('POST', '/v2/api-keys', { headers: { 'idempotency-key': key }, body: { name: 'idem key' } });
       assert.equal(again.body.key, first.body.key);
       assert.equal(again.headers['cache-control'], 'no-store');
-      const { rows } = await server.runtime.store.list(IDEMPOTENCY_KEYS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: 10_000 });
-      assert.ok(!rows.some((r) => String(r.response).includes(first.body.key)), 'the secret is not stored in clear');
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+    });
+
+    it('stores an ordinary response as plain JSON, replayed byte for byte', async () => {
+      const key = randomUUID();
+      const tickets = watchTickets(server);
+      let first;
+      try {
+        first = await server.request('POST', '/v2/products', { headers: { 'idempotency-key': key }, body: product(`plain-${key}`) });
+      } finally {
+        tickets.restore();
+      }
+      assert.equal(first.status, 201);
+      const stored = await server.runtime.store.findIdempotency(tickets.scopeKeys[0]!);
+      assert.ok(stored?.response.startsWith('{'), 'stored in clear: it holds nothing the products table does not');
+      const again = await server.request('POST', '/v2/products', { headers: { 'idempotency-key': key }, body: product(`plain-${key}`) });
+      assert.equal(again.text, first.text);
+      assert.equal(again.headers['content-type'], first.headers['content-type']);
+      for (const h of ['etag', 'last-modified', 'location', 'cache-control']) assert.equal(again.headers[h], first.headers[h], h);
     });
 
     it('keeps a key 24 hours, then forgets it (and purges it)', async () => {
@@ -150,14 +191,21 @@ describe('expired idempotency records are purged on a schedule', () => {
   after(async () => server.close());
 
   it('a record past its lifetime disappears without anyone calling purge; a live one stays', async () => {
-    const stored = async (): Promise<number> => (await server.runtime.store.list(IDEMPOTENCY_KEYS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: 1000 })).rows.length;
-    assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-old') })).status, 201);
-    clock.advance(86_401);
-    assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-new') })).status, 201);
-    assert.equal(await stored(), 2);
+    const tickets = watchTickets(server);
+    try {
+      assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-old') })).status, 201);
+      clock.advance(86_401);
+      assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-new') })).status, 201);
+    } finally {
+      tickets.restore();
+    }
+    const [oldKey, newKey] = tickets.scopeKeys as [string, string];
+    const store = server.runtime.store;
+    assert.ok(await store.findIdempotency(oldKey), 'the expired record is still stored before the purge');
     // The first purge comes within one interval (1 s here); wait at most 5 s.
     const deadline = Date.now() + 5000;
-    while ((await stored()) > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    assert.equal(await stored(), 1, 'the expired record is purged, the live one kept');
+    while ((await store.findIdempotency(oldKey)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await store.findIdempotency(oldKey), null, 'the expired record is purged');
+    assert.ok(await store.findIdempotency(newKey), 'the live one is kept');
   });
 });

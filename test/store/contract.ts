@@ -298,6 +298,71 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
       });
     });
 
+    describe('idempotency records', () => {
+      const record = (scopeKey: string, expiresAt: number) => ({ scopeKey, fingerprint: `fp-${scopeKey}`, response: `{"status":201,"body":"${scopeKey}"}`, expiresAt });
+      /** Empties the table: purges with a clock past every expiry, in bounded batches. */
+      const purgeAll = async (): Promise<void> => {
+        for (let i = 0; i < 100 && (await store.purgeIdempotency(Number.MAX_SAFE_INTEGER, 1000)) > 0; i++);
+      };
+
+      it('stores and finds a record by its scope key; an unknown key finds nothing', async () => {
+        const r = record('idem-round-trip', Date.UTC(2027, 0, 1));
+        await store.transaction((tx) => tx.insertIdempotency(r));
+        assert.deepEqual(await store.findIdempotency(r.scopeKey), r);
+        assert.equal(await store.findIdempotency('idem-unknown'), null);
+        assert.deepEqual(await store.transaction((tx) => tx.findIdempotency(r.scopeKey)), r, 'a transaction reads it too');
+      });
+
+      it('refuses a second record for the same key with UniqueViolation, and the transaction rolls back whole', async () => {
+        await store.transaction((tx) => tx.insertIdempotency(record('idem-twice', Date.UTC(2027, 0, 1))));
+        const marker = thing({ label: 'idem-rolled-back' });
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.insert('contract-things', marker);
+            await tx.insertIdempotency({ ...record('idem-twice', Date.UTC(2028, 0, 1)), fingerprint: 'other' });
+          }),
+          (err: unknown) => err instanceof UniqueViolation && err.resource === 'idempotency' && err.field === 'scope_key',
+        );
+        assert.equal(await store.get('contract-things', marker.id), null);
+        assert.equal((await store.findIdempotency('idem-twice'))?.fingerprint, 'fp-idem-twice');
+      });
+
+      it('commits a record with its transaction or not at all', async () => {
+        await assert.rejects(store.transaction(async (tx) => {
+          await tx.insertIdempotency(record('idem-failed', Date.UTC(2027, 0, 1)));
+          throw new Error('the side effect failed');
+        }), /side effect failed/);
+        assert.equal(await store.findIdempotency('idem-failed'), null);
+      });
+
+      it('deletes a record under a key only once it has expired', async () => {
+        await store.transaction((tx) => tx.insertIdempotency(record('idem-expiring', 5000)));
+        assert.equal(await store.transaction((tx) => tx.deleteExpiredIdempotency('idem-expiring', 4999)), false);
+        assert.ok(await store.findIdempotency('idem-expiring'));
+        assert.equal(await store.transaction((tx) => tx.deleteExpiredIdempotency('idem-expiring', 5000)), true);
+        assert.equal(await store.findIdempotency('idem-expiring'), null);
+        await store.transaction((tx) => tx.insertIdempotency(record('idem-expiring', 9000)));
+        assert.equal((await store.findIdempotency('idem-expiring'))?.expiresAt, 9000);
+      });
+
+      it('purges expired records oldest first, in bounded batches, stopping at the first live one', async () => {
+        await purgeAll();
+        for (const [key, expiresAt] of [['p1', 1000], ['p2', 1000], ['p3', 1000], ['p4', 5000], ['p5', 1000]] as const) {
+          await store.transaction((tx) => tx.insertIdempotency(record(`idem-purge-${key}`, expiresAt)));
+        }
+        assert.equal(await store.purgeIdempotency(2000, 2), 2, 'a batch is bounded');
+        assert.equal(await store.findIdempotency('idem-purge-p1'), null);
+        assert.equal(await store.findIdempotency('idem-purge-p2'), null);
+        assert.equal(await store.purgeIdempotency(2000, 100), 1, 'stops at the first live record');
+        assert.equal(await store.findIdempotency('idem-purge-p3'), null);
+        assert.ok(await store.findIdempotency('idem-purge-p4'));
+        assert.ok(await store.findIdempotency('idem-purge-p5'), 'behind a live record: waits its turn');
+        assert.equal(await store.purgeIdempotency(2000, 100), 0);
+        assert.equal(await store.purgeIdempotency(5000, 100), 2, 'once the live one expires, both go');
+        assert.equal(await store.purgeIdempotency(5000, 100), 0);
+      });
+    });
+
     it('applies additive model changes on migrate', async () => {
       const extended = defineApp({
         resources: [owners, defineResource({ ...things, fields: { ...things.fields, extra: f.string({ filterable: true }) } })],

@@ -5,8 +5,11 @@ import { resourceOf, tableName } from '../../model/compile.js';
 import { RANK_COLUMN, listSql, quote, whereClause } from '../sql/queries.js';
 import {
   UniqueViolation,
-  type Condition, type EventRecord, type ListQuery, type ListResult, type Store, type StoredEvent, type StoredRecord, type Tx,
+  type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
+import {
+  DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable,
+} from '../sql/idempotency.js';
 import { EVENTS_TABLE, META_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
 import { numbered, pgDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
@@ -127,6 +130,24 @@ class PgOps implements Tx {
     return { ...e, sequence: Number(row!.sequence) };
   }
 
+  async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
+    const [row] = await this.rows(FIND_IDEMPOTENCY, [scopeKey]);
+    return (row as IdempotencyRecord | undefined) ?? null;
+  }
+
+  async insertIdempotency(record: IdempotencyRecord): Promise<void> {
+    try {
+      await this.db.query(numbered(INSERT_IDEMPOTENCY), [record.scopeKey, record.fingerprint, record.response, record.expiresAt]);
+    } catch (err) {
+      if ((err as { code?: string }).code === '23505') throw new UniqueViolation(IDEMPOTENCY_RESOURCE, 'scope_key');
+      throw err;
+    }
+  }
+
+  async deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean> {
+    return ((await this.db.query(numbered(DELETE_EXPIRED_IDEMPOTENCY), [scopeKey, now])).rowCount ?? 0) > 0;
+  }
+
   /** Maps unique violations (SQLSTATE 23505) to the store contract's UniqueViolation, naming the field. */
   private async write(r: CompiledResource, sql: string, params: unknown[]): Promise<void> {
     try {
@@ -174,6 +195,7 @@ export class PgStore implements Store {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       await client.query(META_TABLE);
       await client.query(EVENTS_TABLE);
+      await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY'));
       for (const r of model.resources.values()) {
         await client.query(createTable(r));
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.
@@ -220,6 +242,15 @@ export class PgStore implements Store {
 
   listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
     return this.reads.listEvents(afterSequence, limit);
+  }
+
+  findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
+    return this.reads.findIdempotency(scopeKey);
+  }
+
+  /** One statement in its own (READ COMMITTED) transaction: processes purging at once skip each other's deleted rows. */
+  async purgeIdempotency(now: number, batch: number): Promise<number> {
+    return (await this.pool.query(numbered(PURGE_IDEMPOTENCY), [batch, now])).rowCount ?? 0;
   }
 
   /**

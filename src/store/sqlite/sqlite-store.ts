@@ -7,8 +7,11 @@ import { resourceOf, tableName } from '../../model/compile.js';
 import { Mutex } from '../mutex.js';
 import {
   UniqueViolation,
-  type Condition, type EventRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
+  type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
+import {
+  DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable,
+} from '../sql/idempotency.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
@@ -75,7 +78,7 @@ class SqliteOps implements Tx {
     const row = toRow(r, record, sqliteCodec);
     const cols = Object.keys(row);
     const sql = `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
-    this.write(r, () => this.conn.stmt(sql).run(...cols.map((c) => row[c])));
+    this.write(r.name, () => this.conn.stmt(sql).run(...cols.map((c) => row[c])));
   }
 
   async update(resource: string, record: StoredRecord): Promise<void> {
@@ -83,7 +86,7 @@ class SqliteOps implements Tx {
     const row = toRow(r, record, sqliteCodec);
     const cols = Object.keys(row).filter((c) => c !== 'id');
     const sql = `UPDATE ${quote(r.table)} SET ${cols.map((c) => `${quote(c)} = ?`).join(', ')} WHERE id = ?`;
-    this.write(r, () => this.conn.stmt(sql).run(...cols.map((c) => row[c]), record.id));
+    this.write(r.name, () => this.conn.stmt(sql).run(...cols.map((c) => row[c]), record.id));
   }
 
   async delete(resource: string, id: string): Promise<boolean> {
@@ -98,15 +101,27 @@ class SqliteOps implements Tx {
     return { ...e, sequence: Number(info.lastInsertRowid) };
   }
 
+  async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
+    return (this.conn.stmt(FIND_IDEMPOTENCY).get(scopeKey) as IdempotencyRecord | undefined) ?? null;
+  }
+
+  async insertIdempotency(record: IdempotencyRecord): Promise<void> {
+    this.write(IDEMPOTENCY_RESOURCE, () => this.conn.stmt(INSERT_IDEMPOTENCY).run(record.scopeKey, record.fingerprint, record.response, record.expiresAt));
+  }
+
+  async deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean> {
+    return this.conn.stmt(DELETE_EXPIRED_IDEMPOTENCY).run(scopeKey, now).changes > 0;
+  }
+
   /** Turns SQLite's unique-constraint failure into the store contract's UniqueViolation. */
-  private write(r: CompiledResource, fn: () => unknown): void {
+  private write(resource: string, fn: () => unknown): void {
     try {
       fn();
     } catch (err) {
       const e = err as { code?: string; message?: string };
       if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         const m = /UNIQUE constraint failed: [^.]+\.(\w+)/.exec(e.message ?? '');
-        throw new UniqueViolation(r.name, m?.[1] ?? 'id');
+        throw new UniqueViolation(resource, m?.[1] ?? 'id');
       }
       throw err;
     }
@@ -163,6 +178,7 @@ export class SqliteStore implements Store {
     const db = this.writer.db;
     db.transaction(() => {
       db.exec(EVENTS_TABLE);
+      db.exec(idempotencyTable('seq INTEGER PRIMARY KEY'));
       for (const r of model.resources.values()) {
         db.exec(createTable(r));
         const existing = new Set((db.prepare(`PRAGMA table_info(${quote(r.table)})`).all() as Array<{ name: string }>).map((c) => c.name));
@@ -254,6 +270,14 @@ export class SqliteStore implements Store {
 
   listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
     return this.read((o) => o.listEvents(afterSequence, limit));
+  }
+
+  findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
+    return this.read((o) => o.findIdempotency(scopeKey));
+  }
+
+  purgeIdempotency(now: number, batch: number): Promise<number> {
+    return this.mutex.run(async () => this.writer.stmt(PURGE_IDEMPOTENCY).run(batch, now).changes);
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {

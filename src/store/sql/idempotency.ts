@@ -1,0 +1,37 @@
+// The idempotency-record table (DESIGN §11) and its statements, the same SQL for SQLite and PostgreSQL (`?` placeholders).
+
+export const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
+
+/** A key that has a record already is reported as UniqueViolation(IDEMPOTENCY_RESOURCE, 'scope_key'). */
+export const IDEMPOTENCY_RESOURCE = 'idempotency';
+
+/**
+ * `seq` orders the rows as they were stored (SQLite: a rowid appended at the end; PostgreSQL: an identity),
+ * so a new row touches the last leaf of the table and one leaf of the `scope_key` index: two B-trees per
+ * keyed POST, where a resource table with its id index would have been three.
+ */
+export function idempotencyTable(seqColumn: string): string {
+  return `CREATE TABLE IF NOT EXISTS ${IDEMPOTENCY_TABLE_NAME} (
+  ${seqColumn},
+  scope_key TEXT NOT NULL UNIQUE,
+  fingerprint TEXT NOT NULL,
+  response TEXT NOT NULL,
+  expires_at BIGINT NOT NULL
+)`;
+}
+
+export const FIND_IDEMPOTENCY = `SELECT scope_key AS "scopeKey", fingerprint, response, expires_at AS "expiresAt" FROM ${IDEMPOTENCY_TABLE_NAME} WHERE scope_key = ?`;
+
+export const INSERT_IDEMPOTENCY = `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} (scope_key, fingerprint, response, expires_at) VALUES (?, ?, ?, ?)`;
+
+export const DELETE_EXPIRED_IDEMPOTENCY = `DELETE FROM ${IDEMPOTENCY_TABLE_NAME} WHERE scope_key = ? AND expires_at <= ?`;
+
+/**
+ * One bounded purge step (parameters: batch, now): the oldest `batch` rows by `seq`, up to the first one
+ * still live. Walks the table's own order, so `expires_at` needs no index: one B-tree fewer to write on
+ * every keyed POST. After a change of lifetime, rows behind a live one wait their turn; look-ups check
+ * `expires_at`, so that only delays reclaiming space.
+ */
+export const PURGE_IDEMPOTENCY = `WITH head AS (SELECT seq, expires_at FROM ${IDEMPOTENCY_TABLE_NAME} ORDER BY seq LIMIT ?),
+  live AS (SELECT min(seq) AS seq FROM head WHERE expires_at > ?)
+DELETE FROM ${IDEMPOTENCY_TABLE_NAME} WHERE seq IN (SELECT seq FROM head WHERE (SELECT seq FROM live) IS NULL OR seq < (SELECT seq FROM live))`;
