@@ -7,14 +7,15 @@
 // (a) POST /v2/products with a fresh Idempotency-Key per request vs without a key (a distinct body per request
 // either way); (b) GET /v2/products/{id} with rate limiting on (in-memory counters, limits 1000000000/1 so that
 // nothing is refused) vs CANON_RATE_LIMIT=off. Every configuration runs in its own Canon process on a fresh
-// SQLite file, pinned to core 0 (client on core 1), with its own warm-up; the pairs are repeated BENCH_REPEATS
-// times (default 3), the order reversed on even repeats; the verdicts are on the median ratio over the repeats
-// (each run alone is printed too). Results go to bench/results/limits.json.
+// SQLite file, pinned to core 0 (client on core 1), with its own warm-up. The two of a pair run side by side
+// and are loaded in alternating slices (A B B A …), so that the machine's drift weighs on both alike; the
+// pairs are repeated BENCH_REPEATS times (default 3), which leads reversed on even repeats; the verdicts are
+// on the median ratio over the repeats (each run alone is printed too). Results go to bench/results/limits.json.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { reportProfile, startCanon } from './lib/canon.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
-import { measure } from './lib/load.mjs';
+import { measureInterleaved } from './lib/interleave.mjs';
 import { RESULTS_DIR, fmt, intFromEnv } from './lib/options.mjs';
 import { getJson, makeTempDir, removeTempDir, request, runMain, withServer } from './lib/processes.mjs';
 import { headline, median, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
@@ -45,21 +46,36 @@ function postRequests(withKey) {
   }];
 }
 
-/** One Canon process on a fresh SQLite file: prepare(base) checks and returns the load, then warm-up and measurement. */
-async function canonRun(pinned, label, profileName, rateLimit, prepare) {
-  const dir = makeTempDir('canon-bench-limits-');
+/** Canon on a fresh SQLite file in `dir`, rate limiting as given. */
+function startOn(dir, pinned, rateLimit, profileName) {
+  return (port) => startCanon(port, { databaseUrl: `sqlite:${path.join(dir, 'canon.db')}`, adminKey: ADMIN_KEY, pinned, rateLimit, profileName });
+}
+
+/**
+ * Two Canon processes, each on its own fresh SQLite file, both on the server core; each `prepare(base)` checks
+ * its server and returns its load; then both are measured in alternating slices (bench/lib/interleave.mjs).
+ * `configs`: [{ key, label, rateLimit, prepare }] (two); returns { [key]: result }.
+ */
+async function pairRun(pinned, run, configs) {
+  const dirs = configs.map(() => makeTempDir('canon-bench-limits-'));
   try {
-    const result = await withServer(
-      (port) => startCanon(port, { databaseUrl: `sqlite:${path.join(dir, 'canon.db')}`, adminKey: ADMIN_KEY, pinned, rateLimit, profileName }),
-      async (server, base) => {
-        const { load, check } = await prepare(base);
-        return { ...(await measure(server, load, { label, name: profileName })), check };
-      },
-    );
-    const profile = reportProfile(profileName);
-    return profile ? { ...result, profile } : result;
+    const [a, b] = configs;
+    const names = configs.map((c) => `canon-${c.key}-${run}`);
+    const results = await withServer(startOn(dirs[0], pinned, a.rateLimit, names[0]), (serverA, baseA) =>
+      withServer(startOn(dirs[1], pinned, b.rateLimit, names[1]), async (serverB, baseB) => {
+        const [prepA, prepB] = [await a.prepare(baseA), await b.prepare(baseB)];
+        const measured = await measureInterleaved([
+          { server: serverA, load: prepA.load, label: a.label, name: names[0] },
+          { server: serverB, load: prepB.load, label: b.label, name: names[1] },
+        ]);
+        return [{ ...measured[0], check: prepA.check }, { ...measured[1], check: prepB.check }];
+      }));
+    return Object.fromEntries(configs.map((c, i) => {
+      const profile = reportProfile(names[i]);
+      return [c.key, profile ? { ...results[i], profile } : results[i]];
+    }));
   } finally {
-    removeTempDir(dir);
+    for (const dir of dirs) removeTempDir(dir);
   }
 }
 
@@ -97,14 +113,14 @@ async function main() {
   for (let i = 1; i <= REPEATS; i++) {
     const flip = (pair) => (i % 2 === 0 ? [...pair].reverse() : pair);
     const results = {};
-    for (const [key, label, rateLimit, prepare] of flip([
-      ['postWithoutKey', `run ${i}: POST without Idempotency-Key`, 'unlimited', post(false)],
-      ['postWithKey', `run ${i}: POST with a fresh Idempotency-Key`, 'unlimited', post(true)],
-    ])) results[key] = await canonRun(pinning.pinned, label, `canon-${key}-${i}`, rateLimit, prepare);
-    for (const [key, label, rateLimit, prepare] of flip([
-      ['getRateLimitOff', `run ${i}: GET by id, rate limiting off`, 'off', getById(false)],
-      ['getRateLimitOn', `run ${i}: GET by id, rate limiting on`, 'unlimited', getById(true)],
-    ])) results[key] = await canonRun(pinning.pinned, label, `canon-${key}-${i}`, rateLimit, prepare);
+    Object.assign(results, await pairRun(pinning.pinned, i, flip([
+      { key: 'postWithoutKey', label: `run ${i}: POST without Idempotency-Key`, rateLimit: 'unlimited', prepare: post(false) },
+      { key: 'postWithKey', label: `run ${i}: POST with a fresh Idempotency-Key`, rateLimit: 'unlimited', prepare: post(true) },
+    ])));
+    Object.assign(results, await pairRun(pinning.pinned, i, flip([
+      { key: 'getRateLimitOff', label: `run ${i}: GET by id, rate limiting off`, rateLimit: 'off', prepare: getById(false) },
+      { key: 'getRateLimitOn', label: `run ${i}: GET by id, rate limiting on`, rateLimit: 'unlimited', prepare: getById(true) },
+    ])));
     const { postWithKey: k, postWithoutKey: nk, getRateLimitOn: on, getRateLimitOff: off } = results;
     runs.push({
       run: i,
@@ -147,7 +163,7 @@ async function main() {
   writeResults(RESULTS_FILE, {
     ...resultsHeader('limits', source, pinning, {
       repeats: REPEATS,
-      order: 'per repeat: POST pair, then GET pair; each configuration its own Canon process on a fresh SQLite file; order reversed on even repeats',
+      order: 'per repeat: POST pair, then GET pair; each configuration its own Canon process on a fresh SQLite file, both running; the pair measured in alternating slices (A B B A …, BENCH_SLICES per configuration of BENCH_SLICE_SECONDS each); which leads is reversed on even repeats',
       canonRateLimit: 'on (limits 1000000000/1, in-memory counters) except the "rate limiting off" runs (CANON_RATE_LIMIT=off)',
     }),
     runs,

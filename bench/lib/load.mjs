@@ -8,7 +8,7 @@ import { assertAlive, withServer } from './processes.mjs';
  * autocannon's own latency histogram has 1 ms resolution, too coarse for sub-millisecond answers, so the
  * response times it reports are also counted here in 10 µs buckets (up to 10 s; slower ones share the last).
  */
-class LatencyHistogram {
+export class LatencyHistogram {
   constructor() {
     this.bucketUs = 10;
     this.counts = new Uint32Array(1_000_001);

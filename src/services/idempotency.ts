@@ -22,11 +22,18 @@ const KEY = /^[\x20-\x7E]{1,255}$/;
 
 /** JSON with object keys sorted at every level, so equal bodies fingerprint equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  // Loops and string appends rather than map/join: this runs on every keyed POST.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    return out + ']';
   }
-  return JSON.stringify(value ?? null);
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object).sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) out += (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + canonicalJson(object[keys[i]!]);
+  return out + '}';
 }
 
 /** Raised inside the transaction when another process committed the same key first; the caller replays. */
@@ -92,7 +99,9 @@ export class Idempotency {
       throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
     }
     // Plain JSON for ordinary responses; AES-GCM sealed (base64url, never starting with "{") for sensitive ones.
-    return JSON.parse(record.response.startsWith('{') ? record.response : open(record.response, this.secret)) as StoredResponse;
+    const stored = JSON.parse(record.response.startsWith('{') ? record.response : open(record.response, this.secret)) as { status: number; headers: Record<string, string>; body: unknown };
+    // JSON.stringify gives back the very text it once produced: same keys, same order, same numbers.
+    return { status: stored.status, headers: stored.headers, body: JSON.stringify(stored.body) };
   }
 
   async write(tx: Tx, ticket: Ticket, response: StoredResponse): Promise<void> {
@@ -101,7 +110,8 @@ export class Idempotency {
     // a record committed since then makes the insert fail, and the caller replays it (IdempotencyRace).
     if (ticket.expired) await tx.deleteExpiredIdempotency(ticket.scopeKey, now);
     const { status, headers, body } = response;
-    const json = JSON.stringify({ status, headers, body });
+    // The body is JSON already: spliced in as it is, not escaped again as a string.
+    const json = `{"status":${status},"headers":${JSON.stringify(headers)},"body":${body}}`;
     try {
       await tx.insertIdempotency({
         scopeKey: ticket.scopeKey,

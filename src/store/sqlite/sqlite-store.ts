@@ -272,8 +272,13 @@ export class SqliteStore implements Store {
     return this.read((o) => o.listEvents(afterSequence, limit));
   }
 
+  /**
+   * On the write connection, waiting for a transaction in progress to end: a keyed POST needs the writer
+   * next anyway, and the read connection would fetch the index pages again after every commit (see read).
+   */
   findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
-    return this.read((o) => o.findIdempotency(scopeKey));
+    if (!this.mutex.locked) return this.writeOps.findIdempotency(scopeKey);
+    return this.mutex.run(() => this.writeOps.findIdempotency(scopeKey));
   }
 
   purgeIdempotency(now: number, batch: number): Promise<number> {
