@@ -31,8 +31,8 @@ export const settings = {
   connections: intFromEnv('BENCH_CONNECTIONS', 50, 1, 1000),
   warmup: intFromEnv('BENCH_WARMUP', 3, 0, 120),
   // Interleaved comparisons (bench/lib/interleave.mjs): slices per target, and seconds per slice.
-  slices: intFromEnv('BENCH_SLICES', 6, 1, 100),
-  sliceSeconds: intFromEnv('BENCH_SLICE_SECONDS', 2, 1, 60),
+  slices: intFromEnv('BENCH_SLICES', 10, 1, 100),
+  sliceSeconds: intFromEnv('BENCH_SLICE_SECONDS', 1, 1, 60),
   pipelining: intFromEnv('BENCH_PIPELINING', 1, 1, 100),
   // Seconds to wait, at most, for the machine to be idle before each measured run (0: do not wait).
   quietWait: intFromEnv('BENCH_QUIET_WAIT', 30, 0, 600),
