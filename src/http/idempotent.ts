@@ -1,6 +1,6 @@
 // Runs a POST under its Idempotency-Key: replay a stored response, or run once and store the response in the same transaction.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IdempotencyRace, type StoredResponse } from '../services/idempotency.js';
+import { IdempotencyRace, Replay, type StoredResponse } from '../services/idempotency.js';
 import type { Within } from '../services/resource-service.js';
 import type { HttpDeps } from './app.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
@@ -15,8 +15,8 @@ export function send(reply: FastifyReply, response: StoredResponse, replayed = f
 }
 
 /**
- * `run` performs the change, calling the `within` it is given inside its transaction; `render`
- * turns the result into the response, once, so the stored and the sent response are the same.
+ * `run` performs the change, handing the `within` it is given to its transaction; `render` turns the
+ * result into the response, once, so the stored and the sent response are the same.
  */
 export async function idempotent<T>(
   deps: HttpDeps, request: FastifyRequest, reply: FastifyReply,
@@ -24,19 +24,26 @@ export async function idempotent<T>(
 ): Promise<unknown> {
   const key = request.headers['idempotency-key'];
   if (key === undefined) return send(reply, render(await run()));
-  const begun = await deps.idempotency.begin(request.principal!, Array.isArray(key) ? key.join(',') : key, { method: request.method, url: request.url, body: request.body });
-  if ('replay' in begun) return send(reply, begun.replay, true);
-  const { ticket } = begun;
+  const ticket = deps.idempotency.begin(request.principal!, Array.isArray(key) ? key.join(',') : key, { method: request.method, url: request.url, body: request.body });
   try {
     let rendered: StoredResponse | undefined;
-    await run(async (tx, result) => {
-      rendered = render(result);
-      await ticket.record(tx, rendered);
+    await run({
+      first: (tx) => ticket.check(tx),
+      last: async (tx, result) => {
+        rendered = render(result);
+        await ticket.record(tx, rendered);
+      },
     });
     return send(reply, rendered!);
   } catch (err) {
+    if (err instanceof Replay) return send(reply, err.response, true);
     // Another process committed this key first: its response is the answer (or 422 for a different request).
     if (err instanceof IdempotencyRace) return send(reply, await deps.idempotency.afterRace(ticket), true);
+    // Refused before its transaction began: a response already stored under the key still wins.
+    if (!ticket.checked) {
+      const stored = await deps.idempotency.stored(ticket);
+      if (stored) return send(reply, stored, true);
+    }
     throw err;
   } finally {
     ticket.release();

@@ -15,8 +15,6 @@ export interface StoredResponse {
   sensitive?: boolean;
 }
 
-export type Begun = { replay: StoredResponse } | { ticket: Ticket };
-
 /** RFC-style token of 1–255 printable ASCII characters. */
 const KEY = /^[\x20-\x7E]{1,255}$/;
 
@@ -39,9 +37,29 @@ export function canonicalJson(value: unknown): string {
 /** Raised inside the transaction when another process committed the same key first; the caller replays. */
 export class IdempotencyRace extends Error {}
 
+/** Raised inside the transaction when the key already has a live response: the transaction ends, the response is sent again. */
+export class Replay extends Error {
+  constructor(readonly response: StoredResponse) {
+    super('replay of a stored response');
+  }
+}
+
+/** One keyed request while it runs: checks the key inside its transaction, then records its response there. */
 export class Ticket {
-  /** `expired`: the look-up before running found this key's record past its lifetime, to be replaced in the transaction. */
-  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string, readonly expired: boolean) {}
+  /** Whether `check` ran: a request refused before its transaction began still looks its key up (see stored). */
+  checked = false;
+
+  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string) {}
+
+  /**
+   * First thing in the change's transaction, on the connection that will write: a live record is replayed
+   * (Replay) or, for another request, refused (422); an expired one gives way. Looking up here, not in a
+   * read transaction of its own before, saves that transaction's begin and end on every keyed POST.
+   */
+  async check(tx: Tx): Promise<void> {
+    this.checked = true;
+    await this.owner.check(tx, this);
+  }
 
   /** Writes the record in the side effect's own transaction: both commit, or neither. */
   async record(tx: Tx, response: StoredResponse): Promise<void> {
@@ -64,19 +82,34 @@ export class Idempotency {
     return principal.userId ? `user:${principal.userId}` : `${principal.kind}:${principal.credentialId}`;
   }
 
-  async begin(principal: Principal, key: string, request: { method: string; url: string; body: unknown }): Promise<Begun> {
+  /** Takes the key for this request in this process (409 while it runs already); the store is consulted later, in `check`. */
+  begin(principal: Principal, key: string, request: { method: string; url: string; body: unknown }): Ticket {
     if (!KEY.test(key)) {
       throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters', value: key }] });
     }
     const scopeKey = digest(`${this.scopeOf(principal)}\n${key}`);
+    if (this.running.has(scopeKey)) throw inUse();
     const fingerprint = digest(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
-    if (this.running.has(scopeKey)) throw inUse();
-    const found = await this.store.findIdempotency(scopeKey);
-    if (found && this.isLive(found)) return { replay: this.replayOf(found, fingerprint) };
-    // Checked again after the await: another request may have taken the key meanwhile.
-    if (this.running.has(scopeKey)) throw inUse();
     this.running.add(scopeKey);
-    return { ticket: new Ticket(this, scopeKey, fingerprint, found !== null) };
+    return new Ticket(this, scopeKey, fingerprint);
+  }
+
+  async check(tx: Tx, ticket: Ticket): Promise<void> {
+    const found = await tx.findIdempotency(ticket.scopeKey);
+    if (!found) return;
+    if (this.isLive(found)) throw new Replay(this.replayOf(found, ticket.fingerprint));
+    // Expired: removed in this transaction, so the new record can take its key.
+    await tx.deleteExpiredIdempotency(ticket.scopeKey, this.clock().getTime());
+  }
+
+  /**
+   * For a request refused before its transaction began (validation, permissions, a missing parent): a
+   * live response stored under its key still answers (or 422 for another request), exactly as if the key
+   * had been looked up first; undefined when there is none.
+   */
+  async stored(ticket: Ticket): Promise<StoredResponse | undefined> {
+    const found = await this.store.findIdempotency(ticket.scopeKey);
+    return found && this.isLive(found) ? this.replayOf(found, ticket.fingerprint) : undefined;
   }
 
   /** After losing a race to another process: the committed record decides (replay, or 422 for another request). */
@@ -106,9 +139,6 @@ export class Idempotency {
 
   async write(tx: Tx, ticket: Ticket, response: StoredResponse): Promise<void> {
     const now = this.clock().getTime();
-    // An expired record for the same key gives way to the new one. Only one the look-up saw needs removing:
-    // a record committed since then makes the insert fail, and the caller replays it (IdempotencyRace).
-    if (ticket.expired) await tx.deleteExpiredIdempotency(ticket.scopeKey, now);
     const { status, headers, body } = response;
     // The body is JSON already: spliced in as it is, not escaped again as a string.
     const json = `{"status":${status},"headers":${JSON.stringify(headers)},"body":${body}}`;
@@ -122,6 +152,7 @@ export class Idempotency {
         expiresAt: now + this.ttlSeconds * 1000,
       });
     } catch (err) {
+      // Another process committed this key after `check` (PostgreSQL; SQLite has one writer at a time).
       if (err instanceof UniqueViolation) throw new IdempotencyRace('another request with this key committed first');
       throw err;
     }

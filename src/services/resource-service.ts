@@ -35,10 +35,14 @@ export interface ParentRef {
 }
 
 /**
- * Work that must commit with the change or not at all (the idempotency record), run last inside
- * the change's transaction with its result.
+ * Work inside the change's own transaction (the idempotency key): `first` runs before the change reads
+ * or writes anything, and may end it by throwing (a replay); `last` runs after it, with its result, and
+ * commits with it or not at all.
  */
-export type Within<T> = (tx: Tx, result: T) => Promise<void>;
+export interface Within<T> {
+  first(tx: Tx): Promise<void>;
+  last(tx: Tx, result: T): Promise<void>;
+}
 
 /** An If-Match check, decided inside the transaction against the current object. */
 export type Precondition = (loaded: Loaded) => boolean;
@@ -159,6 +163,7 @@ export class ResourceService {
     const now = this.now();
     if (r.def.hooks?.prepare) values = await r.def.hooks.prepare(values, this.prepareContext(ctx, now));
     return this.transaction(async (tx) => {
+      await within?.first(tx);
       if (parent) await this.loadVisible(ctx, this.resource(parent.resource), parent.id, tx);
       await this.checkReferences(ctx, r, values, tx);
       const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
@@ -174,7 +179,7 @@ export class ResourceService {
       await r.def.hooks?.afterWrite?.(record, 'created', hookCtx);
       const owned = await owns(this.model, r, record, ctx.principal, tx);
       const created = { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
-      await within?.(tx, created);
+      await within?.last(tx, created);
       return created;
     });
   }
@@ -225,6 +230,7 @@ export class ResourceService {
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
     return this.transaction(async (tx) => {
+      await within?.first(tx);
       const loaded = await this.loadVisible(ctx, r, id, tx);
       const g = grantFor(ctx.principal, action.allow);
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
@@ -236,7 +242,7 @@ export class ResourceService {
       const changes = await run(loaded.record, this.hookContext(ctx, tx, now));
       const record = await this.applyUpdate(tx, ctx, r, loaded.record, changes, now);
       const result = { record, access: accessFor(r, record, ctx.principal, owned) };
-      await within?.(tx, result);
+      await within?.last(tx, result);
       return result;
     });
   }

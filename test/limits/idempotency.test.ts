@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it, mock } from 'node:test';
-import type { Begun } from '../../src/services/idempotency.js';
+import type { Ticket } from '../../src/services/idempotency.js';
 import { createCustomer, errorShape, FakeClock, MODES, startServer, type TestServer } from '../support/harness.js';
 
 const product = (name: string) => ({ name, price: { amount: 100, currency: 'EUR' } });
@@ -12,10 +12,10 @@ function watchTickets(server: TestServer): { scopeKeys: string[]; restore: () =>
   const scopeKeys: string[] = [];
   const idempotency = server.runtime.idempotency;
   const begin = idempotency.begin.bind(idempotency);
-  const spy = mock.method(idempotency, 'begin', async (...args: Parameters<typeof begin>): Promise<Begun> => {
-    const begun = await begin(...args);
-    if ('ticket' in begun) scopeKeys.push(begun.ticket.scopeKey);
-    return begun;
+  const spy = mock.method(idempotency, 'begin', (...args: Parameters<typeof begin>): Ticket => {
+    const ticket = begin(...args);
+    scopeKeys.push(ticket.scopeKey);
+    return ticket;
   });
   return { scopeKeys, restore: () => spy.mock.restore() };
 }
@@ -77,7 +77,19 @@ for (const mode of MODES) {
       assert.equal(errorShape(other).code, 'IDEMPOTENCY_KEY_REUSED');
       const path = await server.request('POST', '/v2/users', { headers: { 'idempotency-key': key }, body: { email: `${key}@example.com`, full_name: 'X', password: 'long enough password' } });
       assert.equal(path.status, 422);
+      assert.equal(errorShape(path).code, 'IDEMPOTENCY_KEY_REUSED');
       assert.equal(await count(`other-${key}`), 0);
+    });
+
+    it('a reused key is 422 IDEMPOTENCY_KEY_REUSED even when the new body would fail validation', async () => {
+      const key = randomUUID();
+      assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': key }, body: product(`first-${key}`) })).status, 201);
+      const invalid = await server.request('POST', '/v2/products', { headers: { 'idempotency-key': key }, body: { name: 'no price' } });
+      assert.equal(invalid.status, 422);
+      assert.equal(errorShape(invalid).code, 'IDEMPOTENCY_KEY_REUSED');
+      // A fresh key with the same invalid body gets the validation error.
+      const fresh = await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: { name: 'no price' } });
+      assert.equal(errorShape(fresh).code, 'VALIDATION_ERROR');
     });
 
     it('keys are scoped to the principal: another principal with the same key gets its own object', async () => {

@@ -40,6 +40,34 @@ describe('sqlite isolation', () => {
   }
 });
 
+describe('sqlite idempotency look-ups', () => {
+  for (const path of [':memory:', join(dir, 'idempotency-wait.db')]) {
+    it(`wait for a transaction in progress and then see what it committed (${path === ':memory:' ? 'memory' : 'file'})`, async () => {
+      const store = new SqliteStore({ path });
+      await store.migrate(compileModel(contractApp));
+      const record = { scopeKey: 'wait-key', fingerprint: 'f', response: '{}', expiresAt: Date.UTC(2030, 0, 1) };
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const tx = store.transaction(async (t) => {
+        await t.insertIdempotency(record);
+        await gate;
+      });
+      await new Promise((r) => setImmediate(r));
+      let answered = false;
+      const during = store.findIdempotency('wait-key').then((found) => {
+        answered = true;
+        return found;
+      });
+      await new Promise((r) => setImmediate(r));
+      assert.equal(answered, false, 'never an uncommitted record: the look-up waits for the writer');
+      release();
+      await tx;
+      assert.deepEqual(await during, record);
+      await store.close();
+    });
+  }
+});
+
 describe('sqlite read cache', () => {
   const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
   const now = new Date().toISOString();
