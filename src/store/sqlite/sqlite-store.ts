@@ -273,8 +273,9 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * On the write connection, waiting for a transaction in progress to end: a keyed POST needs the writer
-   * next anyway, and the read connection would fetch the index pages again after every commit (see read).
+   * Outside a transaction (a keyed request refused before its own began, or a lost race): on the write
+   * connection once any transaction in progress has ended, so never an uncommitted record, and with warm
+   * pages; the read connection would fetch the index pages again after every commit (see read).
    */
   findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
     if (!this.mutex.locked) return this.writeOps.findIdempotency(scopeKey);
