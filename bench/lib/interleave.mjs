@@ -1,6 +1,6 @@
 // Same-run comparison of two servers in alternating slices (A B B A …), so that drift of the machine hits both alike.
-import { allowedCpus, busyBetween, coreTimes, cpuSecondsOf, selfCpuSeconds, waitForQuiet } from './cpu.mjs';
-import { LatencyHistogram, runLoad } from './load.mjs';
+import { allowedCpus, busyBetween, coreTimes, cpuSecondsOf, selfCpuSeconds } from './cpu.mjs';
+import { LatencyHistogram, quietWait, runLoad, warmUp } from './load.mjs';
 import { fmt, settings } from './options.mjs';
 import { assertAlive } from './processes.mjs';
 
@@ -14,18 +14,8 @@ import { assertAlive } from './processes.mjs';
  */
 export async function measureInterleaved(targets, { slices = settings.slices, sliceSeconds = settings.sliceSeconds, warmup = settings.warmup } = {}) {
   if (targets.length !== 2) throw new Error('measureInterleaved compares exactly two targets');
-  if (warmup > 0) {
-    for (const t of targets) {
-      process.stdout.write(`bench: ${t.label}: warm-up ${warmup} s ... `);
-      const warm = await runLoad(`${t.name} warm-up`, t.load, warmup);
-      console.log(`${fmt(warm.requests.average)} req/s`);
-    }
-  }
-  let quiet = { quiet: null, busyCores: null, waitedSeconds: 0 };
-  if (settings.quietWait > 0) {
-    quiet = await waitForQuiet(settings.quietWait);
-    if (quiet.quiet === false) console.warn(`bench: WARNING the machine stayed busy (${fmt(quiet.busyCores * 100)}% of a core) for ${settings.quietWait} s; measuring anyway.`);
-  }
+  for (const t of targets) await warmUp(t.label, t.name, t.load, warmup);
+  const quiet = await quietWait();
   const acc = targets.map(() => ({
     histogram: new LatencyHistogram(), wallSeconds: 0, serverCpu: 0, serverCpuKnown: true, clientCpu: 0, busy: 0, steal: 0, coresKnown: true,
     requests: 0, bytes: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0, resets: 0, statusCodes: {}, perSlice: [],
@@ -93,13 +83,7 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
         max: Math.max(...a.perSlice),
       },
       slices: a.perSlice,
-      latencyMs: {
-        p50: a.histogram.percentile(50),
-        p90: a.histogram.percentile(90),
-        p99: a.histogram.percentile(99),
-        p999: a.histogram.percentile(99.9),
-        mean: a.histogram.mean(),
-      },
+      latencyMs: a.histogram.summary(),
       cpuUtilisation: cpu,
       serverCpuMicrosPerRequest: server === null || a.requests === 0 ? null : (a.serverCpu * 1e6) / a.requests,
       throughputBytesPerSecond: a.bytes / a.wallSeconds,

@@ -27,6 +27,11 @@ export class LatencyHistogram {
     return this.total === 0 ? undefined : this.sumMs / this.total;
   }
 
+  /** p50, p90, p99, p99.9 and the mean, in ms. */
+  summary() {
+    return { p50: this.percentile(50), p90: this.percentile(90), p99: this.percentile(99), p999: this.percentile(99.9), mean: this.mean() };
+  }
+
   percentile(p) {
     if (this.total === 0) return undefined;
     const rank = Math.ceil((p / 100) * this.total);
@@ -81,11 +86,7 @@ function summarise(result, histogram, cpu) {
     },
     latencyMs: {
       // 10 µs resolution, from the response times autocannon reports (see LatencyHistogram)
-      p50: histogram.percentile(50),
-      p90: histogram.percentile(90),
-      p99: histogram.percentile(99),
-      p999: histogram.percentile(99.9),
-      mean: histogram.mean(), // exact, from the same response times
+      ...histogram.summary(), // mean exact, from the same response times
       average: result.latency.average, // autocannon's, 1 ms resolution
       max: result.latency.max,
       autocannon1msResolution: { p50: result.latency.p50, p99: result.latency.p99 },
@@ -106,21 +107,29 @@ function summarise(result, histogram, cpu) {
   };
 }
 
+/** Loads `load` for `seconds` (none when 0), not counted; prints the rate reached. */
+export async function warmUp(label, name, load, seconds = settings.warmup) {
+  if (seconds <= 0) return;
+  process.stdout.write(`bench: ${label}: warm-up ${seconds} s ... `);
+  const warm = await runLoad(`${name} warm-up`, load, seconds);
+  console.log(`${fmt(warm.requests.average)} req/s`);
+}
+
+/** Waits (at most BENCH_QUIET_WAIT s) for the machine to go idle; returns what it saw. */
+export async function quietWait() {
+  if (settings.quietWait <= 0) return { quiet: null, busyCores: null, waitedSeconds: 0 };
+  const quiet = await waitForQuiet(settings.quietWait);
+  if (quiet.quiet === false) console.warn(`bench: WARNING the machine stayed busy (${fmt(quiet.busyCores * 100)}% of a core) for ${settings.quietWait} s; measuring anyway.`);
+  return quiet;
+}
+
 /**
  * Warms up, waits for a quiet machine, then measures `load` against a running server. `extraCpu`
  * ({ name, sample(), seconds(before, after) }) accounts for another process group, e.g. PostgreSQL.
  */
 export async function measure(server, load, { label, name = label, duration = settings.duration, warmup = settings.warmup, extraCpu } = {}) {
-  if (warmup > 0) {
-    process.stdout.write(`bench: ${label}: warm-up ${warmup} s ... `);
-    const warm = await runLoad(`${name} warm-up`, load, warmup);
-    console.log(`${fmt(warm.requests.average)} req/s`);
-  }
-  let quiet = { quiet: null, busyCores: null, waitedSeconds: 0 };
-  if (settings.quietWait > 0) {
-    quiet = await waitForQuiet(settings.quietWait);
-    if (quiet.quiet === false) console.warn(`bench: WARNING the machine stayed busy (${fmt(quiet.busyCores * 100)}% of a core) for ${settings.quietWait} s; measuring anyway.`);
-  }
+  await warmUp(label, name, load, warmup);
+  const quiet = await quietWait();
   process.stdout.write(`bench: ${label}: measuring ${duration} s with ${load.connections ?? settings.connections} connections ... `);
   const histogram = new LatencyHistogram();
   const serverCpuBefore = cpuSecondsOf(server.child.pid);

@@ -114,9 +114,9 @@ export class Idempotency {
 
   /** After losing a race to another process: the committed record decides (replay, or 422 for another request). */
   async afterRace(ticket: Ticket): Promise<StoredResponse> {
-    const existing = await this.store.findIdempotency(ticket.scopeKey);
-    if (!existing || !this.isLive(existing)) throw inUse();
-    return this.replayOf(existing, ticket.fingerprint);
+    const stored = await this.stored(ticket);
+    if (!stored) throw inUse();
+    return stored;
   }
 
   release(scopeKey: string): void {

@@ -1,6 +1,6 @@
 // The idempotency-record table (DESIGN §11) and its statements, the same SQL for SQLite and PostgreSQL (`?` placeholders).
 
-export const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
+const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
 
 /** A key that has a record already is reported as UniqueViolation(IDEMPOTENCY_RESOURCE, 'scope_key'). */
 export const IDEMPOTENCY_RESOURCE = 'idempotency';
