@@ -29,9 +29,9 @@ export async function idempotent<T>(
     let rendered: StoredResponse | undefined;
     await run({
       first: (tx) => ticket.check(tx),
-      last: async (tx, result) => {
+      last: (tx, result) => {
         rendered = render(result);
-        await ticket.record(tx, rendered);
+        return ticket.record(tx, rendered);
       },
     });
     return send(reply, rendered!);

@@ -18,19 +18,57 @@ export interface StoredResponse {
 /** RFC-style token of 1–255 printable ASCII characters. */
 const KEY = /^[\x20-\x7E]{1,255}$/;
 
+/**
+ * True when `value` serialises canonically as it is: every object's keys already in sorted order at every
+ * level, and nothing JSON.stringify would drop or turn into null (undefined, functions, symbols, toJSON).
+ * Bodies that clients write with sorted keys, or that have one key per object, take this path.
+ */
+function alreadyCanonical(value: unknown): boolean {
+  if (value === null) return true;
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value);
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!alreadyCanonical(value[i])) return false;
+    return true;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return false;
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && !(previous < key)) return false;
+    if (!alreadyCanonical((value as Record<string, unknown>)[key])) return false;
+    previous = key;
+  }
+  return true;
+}
+
 /** JSON with object keys sorted at every level, so equal bodies fingerprint equally whatever their key order. */
 export function canonicalJson(value: unknown): string {
+  // Already in canonical order: one native JSON.stringify, a third of the cost of building it here.
+  if (alreadyCanonical(value)) return JSON.stringify(value);
+  return buildCanonical(value);
+}
+
+function buildCanonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   // Loops and string appends rather than map/join: this runs on every keyed POST.
   if (Array.isArray(value)) {
     let out = '[';
-    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + canonicalJson(value[i]);
+    for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + buildCanonical(value[i]);
     return out + ']';
   }
   const object = value as Record<string, unknown>;
   const keys = Object.keys(object).sort();
   let out = '{';
-  for (let i = 0; i < keys.length; i++) out += (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + canonicalJson(object[keys[i]!]);
+  for (let i = 0; i < keys.length; i++) out += (i === 0 ? '' : ',') + JSON.stringify(keys[i]) + ':' + buildCanonical(object[keys[i]!]);
   return out + '}';
 }
 
@@ -56,14 +94,15 @@ export class Ticket {
    * (Replay) or, for another request, refused (422); an expired one gives way. Looking up here, not in a
    * read transaction of its own before, saves that transaction's begin and end on every keyed POST.
    */
-  async check(tx: Tx): Promise<void> {
+  check(tx: Tx): Promise<void> {
     this.checked = true;
-    await this.owner.check(tx, this);
+    // Returned, not awaited: one promise fewer per keyed POST.
+    return this.owner.check(tx, this);
   }
 
   /** Writes the record in the side effect's own transaction: both commit, or neither. */
-  async record(tx: Tx, response: StoredResponse): Promise<void> {
-    await this.owner.write(tx, this, response);
+  record(tx: Tx, response: StoredResponse): Promise<void> {
+    return this.owner.write(tx, this, response);
   }
 
   release(): void {
@@ -75,7 +114,12 @@ export class Idempotency {
   /** Keys whose first request is running in this process: a concurrent repeat is 409 at once. */
   private readonly running = new Set<string>();
 
-  constructor(private readonly store: Store, private readonly secret: string, private readonly ttlSeconds: number, private readonly clock: () => Date) {}
+  /** Prefixed to what a fingerprint digests: see `begin`. Derived, so the secret itself is never hashed alongside request data. */
+  private readonly fingerprintKey: string;
+
+  constructor(private readonly store: Store, private readonly secret: string, private readonly ttlSeconds: number, private readonly clock: () => Date) {
+    this.fingerprintKey = digest(`canon idempotency fingerprint\n${secret}`);
+  }
 
   /** The key is scoped to the principal: the user for user-bound credentials, else the credential. */
   private scopeOf(principal: Principal): string {
@@ -87,9 +131,14 @@ export class Idempotency {
     if (!KEY.test(key)) {
       throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters', value: key }] });
     }
-    const scopeKey = digest(`${this.scopeOf(principal)}\n${key}`);
+    // The key as the client sent it, after its scope: keys are printable ASCII, so the newline cannot be
+    // forged, and a key is no secret (it only ever replays to its own principal), so it needs no digest.
+    const scopeKey = `${this.scopeOf(principal)}\n${key}`;
     if (this.running.has(scopeKey)) throw inUse();
-    const fingerprint = digest(`${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
+    // Keyed with a value derived from the server secret: a body may hold a password, and a plain SHA-256 of
+    // it, kept 24 h, could be checked against guesses by whoever reads the table. Equality is all that is
+    // asked of a fingerprint, so prefixing the key (rather than a full HMAC, 4x the cost) is enough.
+    const fingerprint = digest(`${this.fingerprintKey}\n${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
     this.running.add(scopeKey);
     return new Ticket(this, scopeKey, fingerprint);
   }

@@ -195,7 +195,7 @@ export class PgStore implements Store {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       await client.query(META_TABLE);
       await client.query(EVENTS_TABLE);
-      await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY'));
+      await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', true));
       for (const r of model.resources.values()) {
         await client.query(createTable(r));
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.

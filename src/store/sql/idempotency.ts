@@ -1,26 +1,36 @@
 // The idempotency-record table (DESIGN §11) and its statements, the same SQL for SQLite and PostgreSQL (`?` placeholders).
 
-const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
+/** Named for the stores' migrations only; every statement on it is here. */
+export const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
 
 /** A key that has a record already is reported as UniqueViolation(IDEMPOTENCY_RESOURCE, 'scope_key'). */
 export const IDEMPOTENCY_RESOURCE = 'idempotency';
 
 /**
  * `seq` orders the rows as they were stored (SQLite: a rowid appended at the end; PostgreSQL: an identity),
- * so a new row touches the last leaf of the table and one leaf of the `scope_key` index: two B-trees per
- * keyed POST, where a resource table with its id index would have been three.
+ * so a new row touches the last leaf of the table. PostgreSQL finds a key through a UNIQUE index on
+ * `scope_key`; SQLite (`uniqueKey` false) through an in-memory directory instead, which spares every keyed
+ * POST a page written at a random place (src/store/sqlite/idempotency-directory.ts).
  */
-export function idempotencyTable(seqColumn: string): string {
+export function idempotencyTable(seqColumn: string, uniqueKey: boolean): string {
   return `CREATE TABLE IF NOT EXISTS ${IDEMPOTENCY_TABLE_NAME} (
   ${seqColumn},
-  scope_key TEXT NOT NULL UNIQUE,
+  scope_key TEXT NOT NULL${uniqueKey ? ' UNIQUE' : ''},
   fingerprint TEXT NOT NULL,
   response TEXT NOT NULL,
   expires_at BIGINT NOT NULL
 )`;
 }
 
-export const FIND_IDEMPOTENCY = `SELECT scope_key AS "scopeKey", fingerprint, response, expires_at AS "expiresAt" FROM ${IDEMPOTENCY_TABLE_NAME} WHERE scope_key = ?`;
+const SELECT_IDEMPOTENCY = `SELECT scope_key AS "scopeKey", fingerprint, response, expires_at AS "expiresAt" FROM ${IDEMPOTENCY_TABLE_NAME}`;
+
+export const FIND_IDEMPOTENCY = `${SELECT_IDEMPOTENCY} WHERE scope_key = ?`;
+
+/** SQLite's directory: a row by its seq, the rows from a seq on, deleting one row, and the oldest seq left. */
+export const FIND_IDEMPOTENCY_BY_SEQ = `${SELECT_IDEMPOTENCY} WHERE seq = ?`;
+export const IDEMPOTENCY_TAIL = `SELECT seq, scope_key FROM ${IDEMPOTENCY_TABLE_NAME} WHERE seq >= ? ORDER BY seq`;
+export const DELETE_IDEMPOTENCY_BY_SEQ = `DELETE FROM ${IDEMPOTENCY_TABLE_NAME} WHERE seq = ?`;
+export const OLDEST_IDEMPOTENCY_SEQ = `SELECT min(seq) FROM ${IDEMPOTENCY_TABLE_NAME}`;
 
 export const INSERT_IDEMPOTENCY = `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} (scope_key, fingerprint, response, expires_at) VALUES (?, ?, ?, ?)`;
 

@@ -9,9 +9,8 @@ import {
   UniqueViolation,
   type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
-import {
-  DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable,
-} from '../sql/idempotency.js';
+import { IDEMPOTENCY_TABLE_NAME, idempotencyTable } from '../sql/idempotency.js';
+import { IdempotencyDirectory } from './idempotency-directory.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
@@ -37,7 +36,7 @@ class Connection {
 
 /** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
 class SqliteOps implements Tx {
-  constructor(private readonly conn: Connection, private readonly model: () => CompiledModel) {}
+  constructor(private readonly conn: Connection, private readonly model: () => CompiledModel, private readonly idempotency: IdempotencyDirectory) {}
 
   private resource(name: string): CompiledResource {
     return resourceOf(this.model(), name);
@@ -101,16 +100,17 @@ class SqliteOps implements Tx {
     return { ...e, sequence: Number(info.lastInsertRowid) };
   }
 
+  // Idempotency records live on the write connection whichever ops ask (see SqliteStore.findIdempotency).
   async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
-    return (this.conn.stmt(FIND_IDEMPOTENCY).get(scopeKey) as IdempotencyRecord | undefined) ?? null;
+    return this.idempotency.find(scopeKey);
   }
 
   async insertIdempotency(record: IdempotencyRecord): Promise<void> {
-    this.write(IDEMPOTENCY_RESOURCE, () => this.conn.stmt(INSERT_IDEMPOTENCY).run(record.scopeKey, record.fingerprint, record.response, record.expiresAt));
+    this.idempotency.insert(record);
   }
 
   async deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean> {
-    return this.conn.stmt(DELETE_EXPIRED_IDEMPOTENCY).run(scopeKey, now).changes > 0;
+    return this.idempotency.deleteExpired(scopeKey, now);
   }
 
   /** Turns SQLite's unique-constraint failure into the store contract's UniqueViolation. */
@@ -142,6 +142,7 @@ export class SqliteStore implements Store {
   private model: CompiledModel | undefined;
   private readonly writeOps: SqliteOps;
   private readonly readOps: SqliteOps;
+  private readonly idempotency: IdempotencyDirectory;
   private readonly records = new RecordCache();
   /** Moves on every change the record cache must see: our commits, and other processes' (see changeStamp). */
   private commits = 0;
@@ -169,8 +170,9 @@ export class SqliteStore implements Store {
       if (!this.model) throw new Error('store used before migrate()');
       return this.model;
     };
-    this.writeOps = new SqliteOps(this.writer, model);
-    this.readOps = new SqliteOps(this.reader, model);
+    this.idempotency = new IdempotencyDirectory((sql) => this.writer.stmt(sql));
+    this.writeOps = new SqliteOps(this.writer, model, this.idempotency);
+    this.readOps = new SqliteOps(this.reader, model, this.idempotency);
   }
 
   async migrate(model: CompiledModel): Promise<void> {
@@ -178,7 +180,7 @@ export class SqliteStore implements Store {
     const db = this.writer.db;
     db.transaction(() => {
       db.exec(EVENTS_TABLE);
-      db.exec(idempotencyTable('seq INTEGER PRIMARY KEY'));
+      this.migrateIdempotency();
       for (const r of model.resources.values()) {
         db.exec(createTable(r));
         const existing = new Set((db.prepare(`PRAGMA table_info(${quote(r.table)})`).all() as Array<{ name: string }>).map((c) => c.name));
@@ -188,6 +190,26 @@ export class SqliteStore implements Store {
         this.migrateSearch(r);
       }
     })();
+    this.idempotency.load();
+  }
+
+  /**
+   * The idempotency table without a UNIQUE index (see IdempotencyDirectory). A table made by an earlier
+   * build with one is copied into the new form: SQLite cannot drop a constraint's index in place.
+   */
+  private migrateIdempotency(): void {
+    const db = this.writer.db;
+    const table = idempotencyTable('seq INTEGER PRIMARY KEY', false);
+    const name = IDEMPOTENCY_TABLE_NAME;
+    const unique = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'sqlite_autoindex_%'").get(name);
+    if (unique) {
+      db.exec(`ALTER TABLE ${name} RENAME TO ${name}_unique`);
+      db.exec(table);
+      db.exec(`INSERT INTO ${name} (seq, scope_key, fingerprint, response, expires_at) SELECT seq, scope_key, fingerprint, response, expires_at FROM ${name}_unique ORDER BY seq`);
+      db.exec(`DROP TABLE ${name}_unique`);
+    } else {
+      db.exec(table);
+    }
   }
 
   /** (Re)creates the full-text index when the searchable fields changed, rebuilding it from the table. */
@@ -283,7 +305,7 @@ export class SqliteStore implements Store {
   }
 
   purgeIdempotency(now: number, batch: number): Promise<number> {
-    return this.mutex.run(async () => this.writer.stmt(PURGE_IDEMPOTENCY).run(batch, now).changes);
+    return this.mutex.run(async () => this.idempotency.purge(now, batch));
   }
 
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -293,10 +315,12 @@ export class SqliteStore implements Store {
       try {
         const result = await fn(this.writeOps);
         this.writer.stmt('COMMIT').run();
+        this.idempotency.commit();
         this.commits++;
         return result;
       } catch (err) {
         if (db.inTransaction) this.writer.stmt('ROLLBACK').run();
+        this.idempotency.rollback();
         throw err;
       }
     });
