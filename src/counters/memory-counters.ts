@@ -30,20 +30,20 @@ export class MemoryCounters implements Counters {
   }
 
   readonly immediate: ImmediateCounters = {
-    tokenBucket: (key, bucket, cost) => this.tokenBucketNow(key, bucket, cost),
-    slidingWindow: (key, window, cost) => this.slidingWindowNow(key, window, cost),
+    now: () => this.now(),
+    tokenBucket: (key, bucket, cost, at) => this.tokenBucketAt(key, bucket, cost, at),
+    slidingWindow: (key, window, cost, at) => this.slidingWindowAt(key, window, cost, at),
   };
 
   async tokenBucket(key: string, bucket: TokenBucket, cost = 1): Promise<Consumption> {
-    return this.tokenBucketNow(key, bucket, cost);
+    return this.tokenBucketAt(key, bucket, cost, this.now());
   }
 
   async slidingWindow(key: string, window: SlidingWindow, cost = 1): Promise<Consumption> {
-    return this.slidingWindowNow(key, window, cost);
+    return this.slidingWindowAt(key, window, cost, this.now());
   }
 
-  private tokenBucketNow(key: string, { capacity, periodSeconds }: TokenBucket, cost = 1): Consumption {
-    const now = this.now();
+  private tokenBucketAt(key: string, { capacity, periodSeconds }: TokenBucket, cost: number, now: number): Consumption {
     this.sweep(now);
     const ratePerMs = capacity / (periodSeconds * 1000);
     let b = this.buckets.get(key);
@@ -68,8 +68,7 @@ export class MemoryCounters implements Counters {
     };
   }
 
-  private slidingWindowNow(key: string, { limit, windowSeconds }: SlidingWindow, cost = 1): Consumption {
-    const now = this.now();
+  private slidingWindowAt(key: string, { limit, windowSeconds }: SlidingWindow, cost: number, now: number): Consumption {
     this.sweep(now);
     const windowMs = windowSeconds * 1000;
     const log = this.logs.get(key) ?? { times: [], expires: 0 };

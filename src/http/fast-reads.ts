@@ -2,7 +2,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledResource } from '../model/compile.js';
 import { VERSIONS, type ApiVersion } from '../model/versions.js';
-import { rateHeaders, rateLimited, type Verdict } from '../limits/rate-limiter.js';
+import { rateLimited, setRateHeaders, type Verdict } from '../limits/rate-limiter.js';
 import type { Authenticated } from '../auth/authenticator.js';
 import type { HttpDeps } from './app.js';
 import { verifiedCertificateSha256 } from './auth-hooks.js';
@@ -104,7 +104,7 @@ export class FastReads {
       if (deps.limiter.limits.enabled) {
         const pending = deps.limiter.forPrincipal(authenticated.principal);
         const verdict: Verdict = pending instanceof Promise ? await pending : pending;
-        Object.assign(headers, rateHeaders(verdict.shown));
+        setRateHeaders(headers, verdict.shown);
         if (verdict.refused) throw rateLimited(verdict);
       }
       const loaded = await deps.services.get({ principal: authenticated.principal, format: 'json' }, target.resource.name, id);

@@ -1,6 +1,6 @@
 // Rate limits (DESIGN §11): per principal, per IP for anonymous traffic, global, and stricter login limits.
 import type { Principal } from '../auth/principal.js';
-import type { Consumption, Counters, ImmediateCounters } from '../counters/types.js';
+import type { Consumption, Counters, ImmediateCounters, SlidingWindow, TokenBucket } from '../counters/types.js';
 import { AppError } from '../errors/app-error.js';
 
 /** `<requests>/<seconds>`, as in CANON_RATE_LIMIT_PER_PRINCIPAL=600/60. */
@@ -34,7 +34,16 @@ export interface Verdict {
 }
 
 export function rateHeaders(c: Consumption): Record<string, string> {
-  return { 'x-ratelimit-limit': String(c.limit), 'x-ratelimit-remaining': String(c.remaining), 'x-ratelimit-reset': String(c.resetAt) };
+  const headers: Record<string, string> = {};
+  setRateHeaders(headers, c);
+  return headers;
+}
+
+/** Writes the three headers into `headers` itself: the lean GET path sends that object as it is. */
+export function setRateHeaders(headers: Record<string, string>, c: Consumption): void {
+  headers['x-ratelimit-limit'] = String(c.limit);
+  headers['x-ratelimit-remaining'] = String(c.remaining);
+  headers['x-ratelimit-reset'] = String(c.resetAt);
 }
 
 export function rateLimited(v: Verdict): AppError {
@@ -50,32 +59,54 @@ function decide(own: Consumption, global: Consumption | undefined): Verdict {
 
 const counterKeys = new WeakMap<Principal, string>();
 
-export class RateLimiter {
-  constructor(private readonly counters: Counters, readonly limits: RateLimits) {}
+/** A rate with the counter arguments for either algorithm, made once rather than on every request. */
+interface Limit {
+  bucket: TokenBucket;
+  window: SlidingWindow;
+}
 
-  private consume(key: string, rate: Rate): Promise<Consumption> {
-    return this.limits.algorithm === 'sliding-window'
-      ? this.counters.slidingWindow(key, { limit: rate.limit, windowSeconds: rate.periodSeconds })
-      : this.counters.tokenBucket(key, { capacity: rate.limit, periodSeconds: rate.periodSeconds });
+const limitOf = (rate: Rate): Limit => ({
+  bucket: { capacity: rate.limit, periodSeconds: rate.periodSeconds },
+  window: { limit: rate.limit, windowSeconds: rate.periodSeconds },
+});
+
+export class RateLimiter {
+  private readonly slidingWindow: boolean;
+  private readonly principal: Limit;
+  private readonly ip: Limit;
+  private readonly global: Limit;
+  private readonly loginAccount: Limit;
+  private readonly loginIp: Limit;
+
+  constructor(private readonly counters: Counters, readonly limits: RateLimits) {
+    this.slidingWindow = limits.algorithm === 'sliding-window';
+    this.principal = limitOf(limits.perPrincipal);
+    this.ip = limitOf(limits.perIp);
+    this.global = limitOf(limits.global);
+    this.loginAccount = limitOf(limits.loginPerAccount);
+    this.loginIp = limitOf(limits.loginPerIp);
   }
 
-  private take(now: ImmediateCounters, key: string, rate: Rate): Consumption {
-    return this.limits.algorithm === 'sliding-window'
-      ? now.slidingWindow(key, { limit: rate.limit, windowSeconds: rate.periodSeconds })
-      : now.tokenBucket(key, { capacity: rate.limit, periodSeconds: rate.periodSeconds });
+  private consume(key: string, limit: Limit): Promise<Consumption> {
+    return this.slidingWindow ? this.counters.slidingWindow(key, limit.window) : this.counters.tokenBucket(key, limit.bucket);
+  }
+
+  private take(counters: ImmediateCounters, key: string, limit: Limit, at: number): Consumption {
+    return this.slidingWindow ? counters.slidingWindow(key, limit.window, 1, at) : counters.tokenBucket(key, limit.bucket, 1, at);
   }
 
   /** The caller's own limit first, then the global one; the first refusal decides. */
-  private check(key: string, rate: Rate): Verdict | Promise<Verdict> {
-    const now = this.counters.immediate;
-    if (now) {
-      // In-process counters answer at once: no promise on the hot path.
-      const own = this.take(now, key, rate);
-      return decide(own, own.allowed ? this.take(now, 'global', this.limits.global) : undefined);
+  private check(key: string, limit: Limit): Verdict | Promise<Verdict> {
+    const counters = this.counters.immediate;
+    if (counters) {
+      // In-process counters answer at once: no promise on the hot path, and one clock read for both limits.
+      const at = counters.now();
+      const own = this.take(counters, key, limit, at);
+      return decide(own, own.allowed ? this.take(counters, 'global', this.global, at) : undefined);
     }
     return (async () => {
-      const own = await this.consume(key, rate);
-      return decide(own, own.allowed ? await this.consume('global', this.limits.global) : undefined);
+      const own = await this.consume(key, limit);
+      return decide(own, own.allowed ? await this.consume('global', this.global) : undefined);
     })();
   }
 
@@ -87,18 +118,18 @@ export class RateLimiter {
       key = `p:${p.userId ?? `${p.kind}:${p.credentialId}`}`;
       counterKeys.set(p, key);
     }
-    return this.check(key, this.limits.perPrincipal);
+    return this.check(key, this.principal);
   }
 
   forIp(ip: string): Verdict | Promise<Verdict> {
-    return this.check(`ip:${ip}`, this.limits.perIp);
+    return this.check(`ip:${ip}`, this.ip);
   }
 
   /** Login attempts count per account and per IP, against password guessing; the stricter answer is shown. */
   async forLogin(email: string, ip: string): Promise<Verdict> {
-    const account = await this.consume(`login-account:${email.toLowerCase()}`, this.limits.loginPerAccount);
+    const account = await this.consume(`login-account:${email.toLowerCase()}`, this.loginAccount);
     if (!account.allowed) return { shown: account, refused: account };
-    const byIp = await this.consume(`login-ip:${ip}`, this.limits.loginPerIp);
+    const byIp = await this.consume(`login-ip:${ip}`, this.loginIp);
     if (!byIp.allowed) return { shown: byIp, refused: byIp };
     return { shown: account.remaining <= byIp.remaining ? account : byIp, refused: undefined };
   }
