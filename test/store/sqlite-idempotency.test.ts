@@ -111,6 +111,7 @@ describe('sqlite idempotency directory', () => {
     const directory = new IdempotencyDirectory(prepare, seed);
     const inTx = <T>(fn: () => T): T => {
       db.exec('BEGIN IMMEDIATE');
+      directory.begin();
       try {
         const result = fn();
         db.exec('COMMIT');

@@ -50,6 +50,9 @@ export class IdempotencyDirectory {
   private lastKey: string | undefined;
   /** Inserted by the open transaction; applied at commit, dropped at rollback. */
   private pending: Array<{ seq: number; scopeKey: string }> = [];
+  /** Inside a write transaction once `sync` has run: no other connection can append until it ends. */
+  private syncedInTransaction = false;
+  private inTransaction = false;
   /**
    * `seed` is random per process, so which keys share a hash cannot be worked out from outside (tests
    * pass one to make collisions on purpose).
@@ -127,7 +130,11 @@ export class IdempotencyDirectory {
 
   /** The row holding `scopeKey`, with its seq: this transaction's own insert first, else the newest committed one. */
   private locate(scopeKey: string): { seq: number; record: IdempotencyRecord } | null {
-    this.sync();
+    // A keyed POST looks its key up, then inserts it: one read of the table's tail serves both.
+    if (!this.syncedInTransaction) {
+      this.sync();
+      this.syncedInTransaction = this.inTransaction;
+    }
     for (let i = this.pending.length - 1; i >= 0; i--) {
       const p = this.pending[i]!;
       if (p.scopeKey === scopeKey) return { seq: p.seq, record: this.prepare(FIND_IDEMPOTENCY_BY_SEQ).get(p.seq) as IdempotencyRecord };
@@ -188,8 +195,15 @@ export class IdempotencyDirectory {
     }
   }
 
+  /** A write transaction (BEGIN IMMEDIATE) began on the connection: from its first look-up, the table is this connection's alone. */
+  begin(): void {
+    this.inTransaction = true;
+  }
+
   /** The open transaction committed: its inserts are rows now, after every row read so far. */
   commit(): void {
+    this.inTransaction = false;
+    this.syncedInTransaction = false;
     for (const { seq, scopeKey } of this.pending) {
       this.add(this.hash(scopeKey), seq);
       this.lastSeq = seq;
@@ -199,6 +213,8 @@ export class IdempotencyDirectory {
   }
 
   rollback(): void {
+    this.inTransaction = false;
+    this.syncedInTransaction = false;
     this.pending = [];
   }
 }

@@ -312,6 +312,7 @@ export class SqliteStore implements Store {
     return this.mutex.run(async () => {
       const db = this.writer.db;
       this.writer.stmt('BEGIN IMMEDIATE').run();
+      this.idempotency.begin();
       try {
         const result = await fn(this.writeOps);
         this.writer.stmt('COMMIT').run();
