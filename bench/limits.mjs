@@ -9,7 +9,7 @@
 // nothing is refused) vs CANON_RATE_LIMIT=off. Every configuration runs in its own Canon process on a fresh
 // SQLite file, pinned to core 0 (client on core 1), with its own warm-up. The two of a pair run side by side
 // and are loaded in alternating slices (A B B A …), so that the machine's drift weighs on both alike; the
-// pairs are repeated BENCH_REPEATS times (default 3), which leads reversed on even repeats; the verdicts are
+// pairs are repeated BENCH_REPEATS times (default 4), which leads reversed on even repeats; the verdicts are
 // on the median ratio over the repeats (each run alone is printed too). Results go to bench/results/limits.json.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -23,7 +23,8 @@ import { headline, median, printTable, problemsOf, resultsHeader, sourceProblems
 const RESULTS_FILE = path.join(RESULTS_DIR, 'limits.json');
 const ADMIN_KEY = 'ck_bench_limits_0123456789abcdef';
 const HEADERS = { 'x-api-key': ADMIN_KEY };
-const REPEATS = intFromEnv('BENCH_REPEATS', 3, 1, 10);
+/** Even by default: odd and even repeats swap which configuration leads the slices, and both should count alike. */
+const REPEATS = intFromEnv('BENCH_REPEATS', 4, 1, 10);
 const TARGETS = { idempotencyCost: 1.15, rateLimitShare: 0.95 };
 
 let bodies = 0;

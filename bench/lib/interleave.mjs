@@ -16,6 +16,10 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
   if (targets.length !== 2) throw new Error('measureInterleaved compares exactly two targets');
   for (const t of targets) await warmUp(t.label, t.name, t.load, warmup);
   const quiet = await quietWait();
+  // One unmeasured slice each, in order, after the quiet wait: the first slice after idling ran about 20%
+  // slow, and it always fell to the leading target (measured at 3f830f0: ratios 1–2.5% worse whenever
+  // the keyed server led). Now the first measured slice follows one of each.
+  for (const t of targets) await runLoad(`${t.name} settling`, t.load, sliceSeconds);
   const acc = targets.map(() => ({
     histogram: new LatencyHistogram(), wallSeconds: 0, serverCpu: 0, serverCpuKnown: true, clientCpu: 0, busy: 0, steal: 0, coresKnown: true,
     requests: 0, bytes: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0, resets: 0, statusCodes: {}, perSlice: [],
