@@ -27,11 +27,21 @@ async function openStore(file: string): Promise<SqliteStore> {
 
 const isUniqueViolation = (err: unknown): boolean => err instanceof UniqueViolation && err.resource === 'idempotency' && err.field === 'scope_key';
 
+/** Two stores on one file, each with its own connections and directory, as two processes would have. */
+async function withTwoStores(file: string, fn: (a: SqliteStore, b: SqliteStore) => Promise<void>): Promise<void> {
+  const a = await openStore(file);
+  const b = await openStore(file);
+  try {
+    await fn(a, b);
+  } finally {
+    await a.close();
+    await b.close();
+  }
+}
+
 describe('sqlite idempotency directory', () => {
   it('is exact across two stores on one file, as two processes would be', async () => {
-    const a = await openStore('two.db');
-    const b = await openStore('two.db');
-    try {
+    await withTwoStores('two.db', async (a, b) => {
       await a.transaction((tx) => tx.insertIdempotency(record('k1')));
       assert.deepEqual(await b.findIdempotency('k1'), record('k1'), 'the other store reads what this one committed');
       await assert.rejects(b.transaction((tx) => tx.insertIdempotency(record('k1', LATER, 'other'))), isUniqueViolation);
@@ -39,16 +49,11 @@ describe('sqlite idempotency directory', () => {
       assert.deepEqual(await a.findIdempotency('k2'), record('k2'));
       await assert.rejects(a.transaction((tx) => tx.insertIdempotency(record('k2'))), isUniqueViolation);
       assert.equal(await a.findIdempotency('k3'), null);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    });
   });
 
   it('reads the table again when the last row it saw is gone and its seq was given to another key', async () => {
-    const a = await openStore('reuse.db');
-    const b = await openStore('reuse.db');
-    try {
+    await withTwoStores('reuse.db', async (a, b) => {
       await a.transaction((tx) => tx.insertIdempotency(record('old', 1000)));
       assert.ok(await b.findIdempotency('old'), 'b has read the row');
       // Everything expired: the purge empties the table, and the next row takes the same seq again.
@@ -57,16 +62,11 @@ describe('sqlite idempotency directory', () => {
       assert.deepEqual(await b.findIdempotency('new'), record('new'));
       assert.equal(await b.findIdempotency('old'), null);
       await assert.rejects(b.transaction((tx) => tx.insertIdempotency(record('new'))), isUniqueViolation);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    });
   });
 
   it('forgets a rolled-back insert, and sees an expired key replaced in the same transaction from the other store', async () => {
-    const a = await openStore('rollback.db');
-    const b = await openStore('rollback.db');
-    try {
+    await withTwoStores('rollback.db', async (a, b) => {
       await assert.rejects(a.transaction(async (tx) => {
         await tx.insertIdempotency(record('rolled'));
         assert.deepEqual(await tx.findIdempotency('rolled'), record('rolled'), 'its own transaction sees it');
@@ -81,13 +81,10 @@ describe('sqlite idempotency directory', () => {
       await b.transaction(async (tx) => {
         assert.equal(await tx.deleteExpiredIdempotency('renewed', 5000), true);
         await tx.insertIdempotency(record('renewed', 9000));
-      });
-      assert.equal((await a.findIdempotency('renewed'))?.expiresAt, 9000);
-      assert.equal((await b.findIdempotency('renewed'))?.expiresAt, 9000);
-    } finally {
-      await a.close();
-      await b.close();
-    }
+    });
+    assert.equal((await a.findIdempotency('renewed'))?.expiresAt, 9000);
+    assert.equal((await b.findIdempotency('renewed'))?.expiresAt, 9000);
+    });
   });
 
   it('tells apart keys whose hashes collide, and forgets purged rows', () => {
