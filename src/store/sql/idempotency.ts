@@ -1,7 +1,6 @@
-// The idempotency-record table (DESIGN §11) and its statements, the same SQL for SQLite and PostgreSQL (`?` placeholders).
+// The idempotency-record table (DESIGN §11) and every statement on it (`?` placeholders), for SQLite and PostgreSQL.
 
-/** Named for the stores' migrations only; every statement on it is here. */
-export const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
+const IDEMPOTENCY_TABLE_NAME = 'canon_idempotency';
 
 /** A key that has a record already is reported as UniqueViolation(IDEMPOTENCY_RESOURCE, 'scope_key'). */
 export const IDEMPOTENCY_RESOURCE = 'idempotency';
@@ -22,8 +21,26 @@ export function idempotencyTable(seqColumn: string, uniqueKey: boolean): string 
 )`;
 }
 
+/** SQLite: whether the table was made with the UNIQUE index earlier builds had (SQLite names it `sqlite_autoindex_…`). */
+export const SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX = `SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = '${IDEMPOTENCY_TABLE_NAME}' AND name LIKE 'sqlite_autoindex_%'`;
+
+/**
+ * SQLite: copies such a table into the form without the index, keeping every row and its seq. SQLite
+ * cannot drop a constraint's index in place. Run inside a transaction.
+ */
+export function sqliteIdempotencyWithoutUniqueIndex(): string[] {
+  const old = `${IDEMPOTENCY_TABLE_NAME}_unique`;
+  return [
+    `ALTER TABLE ${IDEMPOTENCY_TABLE_NAME} RENAME TO ${old}`,
+    idempotencyTable('seq INTEGER PRIMARY KEY', false),
+    `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} (seq, scope_key, fingerprint, response, expires_at) SELECT seq, scope_key, fingerprint, response, expires_at FROM ${old} ORDER BY seq`,
+    `DROP TABLE ${old}`,
+  ];
+}
+
 const SELECT_IDEMPOTENCY = `SELECT scope_key AS "scopeKey", fingerprint, response, expires_at AS "expiresAt" FROM ${IDEMPOTENCY_TABLE_NAME}`;
 
+/** PostgreSQL's look-up and removal by key, through its UNIQUE index (SQLite goes by seq, below). */
 export const FIND_IDEMPOTENCY = `${SELECT_IDEMPOTENCY} WHERE scope_key = ?`;
 
 /** SQLite's directory: a row by its seq, the rows from a seq on, deleting one row, and the oldest seq left. */
@@ -34,6 +51,7 @@ export const OLDEST_IDEMPOTENCY_SEQ = `SELECT min(seq) FROM ${IDEMPOTENCY_TABLE_
 
 export const INSERT_IDEMPOTENCY = `INSERT INTO ${IDEMPOTENCY_TABLE_NAME} (scope_key, fingerprint, response, expires_at) VALUES (?, ?, ?, ?)`;
 
+/** PostgreSQL: removes the key's record if it expired by the given time. */
 export const DELETE_EXPIRED_IDEMPOTENCY = `DELETE FROM ${IDEMPOTENCY_TABLE_NAME} WHERE scope_key = ? AND expires_at <= ?`;
 
 /**

@@ -122,10 +122,15 @@ export class IdempotencyDirectory {
     for (let i = from; i < rows.length; i++) {
       const [seq, scopeKey] = rows[i]!;
       if (seq >= own) break;
-      this.add(this.hash(scopeKey), seq);
-      this.lastSeq = seq;
-      this.lastKey = scopeKey;
+      this.took(seq, scopeKey);
     }
+  }
+
+  /** A committed row, newer than every one taken so far, joins the directory. */
+  private took(seq: number, scopeKey: string): void {
+    this.add(this.hash(scopeKey), seq);
+    this.lastSeq = seq;
+    this.lastKey = scopeKey;
   }
 
   /** The row holding `scopeKey`, with its seq: this transaction's own insert first, else the newest committed one. */
@@ -202,16 +207,11 @@ export class IdempotencyDirectory {
 
   /** The open transaction committed: its inserts are rows now, after every row read so far. */
   commit(): void {
-    this.inTransaction = false;
-    this.syncedInTransaction = false;
-    for (const { seq, scopeKey } of this.pending) {
-      this.add(this.hash(scopeKey), seq);
-      this.lastSeq = seq;
-      this.lastKey = scopeKey;
-    }
-    this.pending = [];
+    for (const { seq, scopeKey } of this.pending) this.took(seq, scopeKey);
+    this.rollback();
   }
 
+  /** The open transaction ended; its inserts, if it committed, were taken first. */
   rollback(): void {
     this.inTransaction = false;
     this.syncedInTransaction = false;

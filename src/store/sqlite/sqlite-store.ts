@@ -9,7 +9,7 @@ import {
   UniqueViolation,
   type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
-import { IDEMPOTENCY_TABLE_NAME, idempotencyTable } from '../sql/idempotency.js';
+import { SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX, idempotencyTable, sqliteIdempotencyWithoutUniqueIndex } from '../sql/idempotency.js';
 import { IdempotencyDirectory } from './idempotency-directory.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
@@ -199,17 +199,8 @@ export class SqliteStore implements Store {
    */
   private migrateIdempotency(): void {
     const db = this.writer.db;
-    const table = idempotencyTable('seq INTEGER PRIMARY KEY', false);
-    const name = IDEMPOTENCY_TABLE_NAME;
-    const unique = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE 'sqlite_autoindex_%'").get(name);
-    if (unique) {
-      db.exec(`ALTER TABLE ${name} RENAME TO ${name}_unique`);
-      db.exec(table);
-      db.exec(`INSERT INTO ${name} (seq, scope_key, fingerprint, response, expires_at) SELECT seq, scope_key, fingerprint, response, expires_at FROM ${name}_unique ORDER BY seq`);
-      db.exec(`DROP TABLE ${name}_unique`);
-    } else {
-      db.exec(table);
-    }
+    const statements = db.prepare(SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX).get() ? sqliteIdempotencyWithoutUniqueIndex() : [idempotencyTable('seq INTEGER PRIMARY KEY', false)];
+    for (const sql of statements) db.exec(sql);
   }
 
   /** (Re)creates the full-text index when the searchable fields changed, rebuilding it from the table. */
