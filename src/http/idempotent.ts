@@ -1,5 +1,6 @@
 // Runs a POST under its Idempotency-Key: replay a stored response, or run once and store the response in the same transaction.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isAppError } from '../errors/app-error.js';
 import { IdempotencyRace, Replay, type StoredResponse } from '../services/idempotency.js';
 import type { Within } from '../services/resource-service.js';
 import type { HttpDeps } from './app.js';
@@ -39,11 +40,9 @@ export async function idempotent<T>(
     if (err instanceof Replay) return send(reply, err.response, true);
     // Another process committed this key first: its response is the answer (or 422 for a different request).
     if (err instanceof IdempotencyRace) return send(reply, await deps.idempotency.afterRace(ticket), true);
-    // Refused before its transaction began: a response already stored under the key still wins.
-    if (!ticket.checked) {
-      const stored = await deps.idempotency.stored(ticket);
-      if (stored) return send(reply, stored, true);
-    }
+    // A body refused before the transaction began: a key used for another request is still 422 REUSED.
+    // Nothing is replayed from here: authorization errors (which come first) and anything else keep their answer.
+    if (!ticket.checked && isAppError(err) && err.code === 'VALIDATION_ERROR') await deps.idempotency.refuseReuse(ticket);
     throw err;
   } finally {
     ticket.release();

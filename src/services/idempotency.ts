@@ -91,18 +91,27 @@ export class Replay extends Error {
 
 /** One keyed request while it runs: checks the key inside its transaction, then records its response there. */
 export class Ticket {
-  /** Whether `check` ran: a request refused before its transaction began still looks its key up (see stored). */
+  /** Whether `check` ran, i.e. the request got past authorization into its transaction. */
   checked = false;
+  /** Whether this ticket holds its key in the process's in-flight set (released at the end). */
+  private holding = false;
 
   constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string) {}
 
   /**
-   * First thing in the change's transaction, on the connection that will write: a live record is replayed
-   * (Replay) or, for another request, refused (422); an expired one gives way. Looking up here, not in a
-   * read transaction of its own before, saves that transaction's begin and end on every keyed POST.
+   * First thing in the change's transaction once the caller is authorized, on the connection that will
+   * write: a key still running in this process is 409; a live record is replayed (Replay) or, for another
+   * request, refused (422); an expired one gives way. Looking up here, not in a read transaction of its
+   * own before, saves that transaction's begin and end on every keyed POST; looking up only after the
+   * authorization checks means a stored response never reaches a caller that may not make the request.
    */
   check(tx: Tx): Promise<void> {
     this.checked = true;
+    // A transaction retried after a conflict checks again; the key is already ours then.
+    if (!this.holding) {
+      this.owner.hold(this.scopeKey);
+      this.holding = true;
+    }
     // Returned, not awaited: one promise fewer per keyed POST.
     return this.owner.check(tx, this);
   }
@@ -113,7 +122,8 @@ export class Ticket {
   }
 
   release(): void {
-    this.owner.release(this.scopeKey);
+    if (this.holding) this.owner.release(this.scopeKey);
+    this.holding = false;
   }
 }
 
@@ -133,7 +143,7 @@ export class Idempotency {
     return principal.userId ? `user:${principal.userId}` : `${principal.kind}:${principal.credentialId}`;
   }
 
-  /** Takes the key for this request in this process (409 while it runs already); the store is consulted later, in `check`. */
+  /** Prepares the key for this request; nothing is looked up until the request is authorized (`Ticket.check`). */
   begin(principal: Principal, key: string, request: { method: string; url: string; body: unknown }): Ticket {
     if (!validKey(key)) {
       throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters', value: key }] });
@@ -141,13 +151,17 @@ export class Idempotency {
     // The key as the client sent it, after its scope: keys are printable ASCII, so the newline cannot be
     // forged, and a key is no secret (it only ever replays to its own principal), so it needs no digest.
     const scopeKey = `${this.scopeOf(principal)}\n${key}`;
-    if (this.running.has(scopeKey)) throw inUse();
     // Keyed with a value derived from the server secret: a body may hold a password, and a plain SHA-256 of
     // it, kept 24 h, could be checked against guesses by whoever reads the table. Equality is all that is
     // asked of a fingerprint, so prefixing the key (rather than a full HMAC, 4x the cost) is enough.
     const fingerprint = digest(`${this.fingerprintKey}\n${request.method}\n${request.url}\n${canonicalJson(request.body ?? null)}`);
-    this.running.add(scopeKey);
     return new Ticket(this, scopeKey, fingerprint);
+  }
+
+  /** Marks the key as running in this process: a concurrent repeat is 409 at once. */
+  hold(scopeKey: string): void {
+    if (this.running.has(scopeKey)) throw inUse();
+    this.running.add(scopeKey);
   }
 
   async check(tx: Tx, ticket: Ticket): Promise<void> {
@@ -159,11 +173,18 @@ export class Idempotency {
   }
 
   /**
-   * For a request refused before its transaction began (validation, permissions, a missing parent): a
-   * live response stored under its key still answers (or 422 for another request), exactly as if the key
-   * had been looked up first; undefined when there is none.
+   * For a request whose body was refused before its transaction began: a live record under its key for a
+   * different request is 422 IDEMPOTENCY_KEY_REUSED, as if the key had been looked up first. A record of the
+   * same request is never replayed from here: the request has not been authorized, and the body is
+   * invalid now, so the caller gets the validation error.
    */
-  async stored(ticket: Ticket): Promise<StoredResponse | undefined> {
+  async refuseReuse(ticket: Ticket): Promise<void> {
+    const found = await this.store.findIdempotency(ticket.scopeKey);
+    if (found && this.isLive(found) && found.fingerprint !== ticket.fingerprint) throw reused();
+  }
+
+  /** The live response stored under the ticket's key (or 422 for another request); undefined when there is none. */
+  private async stored(ticket: Ticket): Promise<StoredResponse | undefined> {
     const found = await this.store.findIdempotency(ticket.scopeKey);
     return found && this.isLive(found) ? this.replayOf(found, ticket.fingerprint) : undefined;
   }
@@ -184,9 +205,7 @@ export class Idempotency {
   }
 
   private replayOf(record: IdempotencyRecord, fingerprint: string): StoredResponse {
-    if (record.fingerprint !== fingerprint) {
-      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
-    }
+    if (record.fingerprint !== fingerprint) throw reused();
     // Plain JSON for ordinary responses; AES-GCM sealed (base64url, never starting with "{") for sensitive ones.
     const stored = JSON.parse(record.response.startsWith('{') ? record.response : open(record.response, this.secret)) as { status: number; headers: Record<string, string>; body: unknown };
     // JSON.stringify gives back the very text it once produced: same keys, same order, same numbers.
@@ -233,4 +252,8 @@ export class Idempotency {
 
 function inUse(): AppError {
   return new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry once it has finished.', { headers: { 'retry-after': '1' } });
+}
+
+function reused(): AppError {
+  return new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with a different request; use a new key for a new request.');
 }

@@ -163,16 +163,20 @@ export class ResourceService {
     const now = this.now();
     if (r.def.hooks?.prepare) values = await r.def.hooks.prepare(values, this.prepareContext(ctx, now));
     return this.transaction(async (tx) => {
-      await within?.first(tx);
+      // Authorization comes before the idempotency key is looked at: a stored response is replayed only to
+      // a caller that may make the request now (scope and role above, the parent and ownership here).
       if (parent) await this.loadVisible(ctx, this.resource(parent.resource), parent.id, tx);
-      await this.checkReferences(ctx, r, values, tx);
       const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
-      const hookCtx = this.hookContext(ctx, tx, now);
-      if (r.def.hooks?.beforeCreate) values = await r.def.hooks.beforeCreate(values, hookCtx);
       for (const [field] of r.stored) record[field] = values[field] ?? null;
-      if (!g.all) {
-        const owned = await owns(this.model, r, record, ctx.principal, tx);
-        if (!owned) throw new AppError('FORBIDDEN', `You may only create ${r.name} of your own.`);
+      if (!g.all) await this.requireOwnCreation(ctx, r, record, values, tx);
+      await within?.first(tx);
+      await this.checkReferences(ctx, r, values, tx);
+      const hookCtx = this.hookContext(ctx, tx, now);
+      if (r.def.hooks?.beforeCreate) {
+        values = await r.def.hooks.beforeCreate(values, hookCtx);
+        for (const [field] of r.stored) record[field] = values[field] ?? null;
+        // A hook may rewrite values: what is stored must still be the caller's own.
+        if (!g.all) await this.requireOwnCreation(ctx, r, record, values, tx);
       }
       await insertOrConflict(tx, r, record);
       await tx.appendEvent(buildEvent(r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
@@ -230,11 +234,13 @@ export class ResourceService {
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
     return this.transaction(async (tx) => {
-      await within?.first(tx);
       const loaded = await this.loadVisible(ctx, r, id, tx);
       const g = grantFor(ctx.principal, action.allow);
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
       if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not ${actionName} this ${label(r)}.`);
+      // Only once the caller may run the action now is a stored response considered; the state check
+      // comes after it, so a repeat of a completed action replays rather than failing INVALID_STATE.
+      await within?.first(tx);
       if (action.when && !action.when(loaded.record)) {
         throw new AppError('INVALID_STATE', `The ${actionName} action is not available for this ${label(r)} in its current state.`);
       }
@@ -303,6 +309,14 @@ export class ResourceService {
     await tx.delete(r.name, record.id);
     if (!r.def.internal) await tx.appendEvent(buildEvent(r, record, `${r.singular}.deleted`, ownerId, now));
     await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
+  }
+
+  /** A caller granted creation only as an owner must own what it creates (an order for itself, an item of its own order). */
+  private async requireOwnCreation(ctx: Ctx, r: CompiledResource, record: StoredRecord, values: Record<string, unknown>, tx: Tx): Promise<void> {
+    if (await owns(this.model, r, record, ctx.principal, tx)) return;
+    // A reference the caller cannot see is the body's fault (422), and says nothing about what exists.
+    await this.checkReferences(ctx, r, values, tx);
+    throw new AppError('FORBIDDEN', `You may only create ${r.name} of your own.`);
   }
 
   /** A referenced object must exist and be visible to the caller, or the field is invalid (never 404: it is the body's fault). */
