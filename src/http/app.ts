@@ -23,6 +23,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOverload } from './overload.js';
 import { registerSessionRoutes } from './session-routes.js';
+import { limitIp } from './auth-hooks.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
@@ -140,10 +141,25 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyFormat', 'json');
 
+  const routes = new RouteTable();
+  /**
+   * A request no route serves: OPTIONS on a known path is 200 with Allow, another method there 405 with
+   * Allow, any other path 404. Answered from onRequest, before a byte of the body is read or parsed, and
+   * counted against the client's address: an anonymous client cannot make the server parse bodies for free.
+   */
+  const unmatched = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    await limitIp(deps, request, reply);
+    const allow = routes.allow(request.url);
+    if (allow && request.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
+    if (allow) throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } });
+    throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
+  };
+
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
     if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
+    if (request.is404) return unmatched(request, reply);
   });
 
   app.setErrorHandler((err, request, reply) => {
@@ -159,12 +175,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     });
   }
 
-  const routes = new RouteTable();
-  app.setNotFoundHandler((request: FastifyRequest, reply: FastifyReply) => {
-    const allow = routes.allow(request.url);
-    if (allow) return sendError(reply, new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } }));
-    return sendError(reply, new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`));
-  });
+  // onRequest answers every unmatched request first; this only stands behind it.
+  app.setNotFoundHandler(unmatched);
 
   await registerOverload(app, config);
   fast.watchPressure(() => app.isUnderPressure());

@@ -50,11 +50,14 @@ export function authHook(deps: HttpDeps) {
   };
 }
 
+/** Counts an anonymous request against its client's address (429 when over the per-IP limit). */
+export async function limitIp(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forIp(request.ip));
+}
+
 /** onRequest for public endpoints (login, the token endpoint, metadata): anonymous traffic counts per IP. */
 export function ipLimitHook(deps: HttpDeps) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forIp(request.ip));
-  };
+  return (request: FastifyRequest, reply: FastifyReply): Promise<void> => limitIp(deps, request, reply);
 }
 
 /** Login attempts also count per account (the email) and per IP, against password guessing. */

@@ -15,10 +15,6 @@ function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
 }
 
 export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
-  const options = (path: string): void => {
-    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
-  };
-
   // Every scope a client may ask for, computed once: `*`, and read/write per resource clients can reach.
   const scopes = ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])];
   routes.add('/.well-known/oauth-authorization-server', ['GET']);
@@ -35,7 +31,6 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
       response_types_supported: ['token'],
     };
   });
-  options('/.well-known/oauth-authorization-server');
 
   routes.add('/.well-known/jwks.json', ['GET']);
   app.get('/.well-known/jwks.json', async (_req, reply) => {
@@ -43,7 +38,6 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
     reply.header('cache-control', 'public, max-age=60');
     return deps.signingKeys.jwks();
   });
-  options('/.well-known/jwks.json');
 
   routes.add('/oauth/token', ['POST']);
   app.post('/oauth/token', {
@@ -73,5 +67,4 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     return token;
   });
-  options('/oauth/token');
 }

@@ -53,9 +53,6 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
 export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable, version: ApiVersion): void {
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
-  const options = (path: string): void => {
-    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
-  };
 
   for (const r of deps.model.resources.values()) {
     if (r.def.internal) continue;
@@ -67,7 +64,6 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
     routes.add(base, ['GET', 'POST']);
     app.get(base, { onRequest: auth }, (req, reply) => list(req as Req, reply));
     app.post(base, { onRequest: auth, preHandler: csrf }, (req, reply) => create(req as Req, reply));
-    options(base);
 
     routes.add(item, ['GET', 'PUT', 'PATCH', 'DELETE']);
     // src/http/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
@@ -99,7 +95,6 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       await deps.services.remove(ctxOf(request), r.name, idParam(request), pre);
       return reply.code(204).header('cache-control', 'no-store').send();
     });
-    options(item);
 
     for (const [name, action] of Object.entries(r.def.actions ?? {})) {
       const path = `${item}/${name}`;
@@ -118,7 +113,6 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
           return { ...view, links: [{ rel: 'self', href: `${objectPath(version, r, request.params.id)}/${name}`, method: 'GET' }, { rel: 'up', href: objectPath(version, r, request.params.id), method: 'GET' }] };
         });
       }
-      options(path);
     }
 
     for (const child of r.children) {
@@ -129,7 +123,6 @@ export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, rou
       const childRoutes = collectionHandlers(deps, version, childResource);
       app.get(path, { onRequest: auth }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
       app.post(path, { onRequest: auth, preHandler: csrf }, (req, reply) => childRoutes.create(req as Req, reply, parentOf(req as Req)));
-      options(path);
     }
   }
 }

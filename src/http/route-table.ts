@@ -1,4 +1,4 @@
-// Known path templates and their methods, so any other method on a known path is 405 with Allow (RFC 9110 §15.5.6).
+// Known path templates and their methods: OPTIONS answers with Allow, any other method on a known path is 405 with Allow (RFC 9110 §9.3.7, §15.5.6).
 
 export class RouteTable {
   private readonly routes: Array<{ pattern: RegExp; methods: Set<string> }> = [];
@@ -23,9 +23,5 @@ export class RouteTable {
     const clean = path.split('?')[0]!;
     for (const r of this.routes) if (r.pattern.test(clean)) return [...r.methods].sort().join(', ');
     return undefined;
-  }
-
-  allowFor(template: string): string {
-    return [...(this.byTemplate.get(template) ?? [])].sort().join(', ');
   }
 }

@@ -28,7 +28,4 @@ export function registerServiceRoutes(app: FastifyInstance, deps: HttpDeps, rout
       ...(degraded.length ? { notes: degraded.map((n) => (n === 'redis' ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process' : `${n} is unreachable`)) } : {}),
     };
   });
-  for (const path of ['/healthz', '/readyz']) {
-    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
-  }
 }

@@ -39,9 +39,6 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     created_at: session.created_at,
     last_accessed: session.last_accessed,
   });
-  const options = (path: string): void => {
-    app.options(path, async (_req, reply) => reply.header('allow', routes.allowFor(path)).send());
-  };
 
   routes.add(`/${version}/sessions`, ['POST']);
   app.post(`/${version}/sessions`, { onRequest: ipLimitHook(deps) }, async (request: FastifyRequest, reply: FastifyReply) => {
@@ -55,7 +52,6 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
     return view(session.record, session.user, session.csrfToken);
   });
-  options(`/${version}/sessions`);
 
   const current = `/${version}/sessions/current`;
   routes.add(current, ['GET', 'DELETE']);
@@ -80,7 +76,6 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     if (deps.config.csrfMode === 'double-submit') cookies.push(clearCookie(deps.cookieNames, deps.cookieNames.csrf));
     return reply.code(204).header('set-cookie', cookies).header('cache-control', 'no-store').send();
   });
-  options(current);
 
   const password = `/${version}/${users.name}/:id/password`;
   routes.add(password, ['PUT']);
@@ -106,5 +101,4 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     if (principal.session) reply.removeHeader('set-cookie').header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
     return reply.code(204).header('cache-control', 'no-store').send();
   });
-  options(password);
 }
