@@ -1,16 +1,25 @@
-// Encrypts private signing keys at rest with AES-256-GCM under a key derived (HKDF-SHA256) from CANON_SECRET.
+// Keys derived from CANON_SECRET (HKDF-SHA256), and AES-256-GCM sealing of what must be kept secret at rest (signing keys, revealed secrets).
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const derived = new Map<string, Buffer>();
 
-/** HKDF runs once per secret: deriving on every seal cost more than the encryption itself. */
-function keyFrom(secret: string): Buffer {
-  let key = derived.get(secret);
+/**
+ * A 256-bit key for one purpose, derived from CANON_SECRET with HKDF-SHA256 (RFC 5869): each use of the
+ * secret gets its own key. Derived once per secret and purpose: deriving on every seal cost more than the
+ * encryption itself.
+ */
+export function deriveKey(secret: string, purpose: string): Buffer {
+  const id = `${purpose}\n${secret}`;
+  let key = derived.get(id);
   if (!key) {
-    key = Buffer.from(hkdfSync('sha256', secret, 'canon', 'canon signing keys v1', 32));
-    derived.set(secret, key);
+    key = Buffer.from(hkdfSync('sha256', secret, 'canon', purpose, 32));
+    derived.set(id, key);
   }
   return key;
+}
+
+function keyFrom(secret: string): Buffer {
+  return deriveKey(secret, 'canon signing keys v1');
 }
 
 export function seal(plaintext: string, secret: string): string {

@@ -4,14 +4,16 @@ import { serialize } from 'cookie';
 export interface CookieNames {
   session: string;
   csrf: string;
+  /** The device cookie (src/auth/device-cookies.ts). */
+  device: string;
   secure: boolean;
 }
 
 /** `__Host-` names need Secure, Path=/ and no Domain (RFC 6265bis §4.1.3.2): production only. */
 export function cookieNames(production: boolean): CookieNames {
   return production
-    ? { session: '__Host-canon_session', csrf: '__Host-canon_csrf', secure: true }
-    : { session: 'canon_session', csrf: 'canon_csrf', secure: false };
+    ? { session: '__Host-canon_session', csrf: '__Host-canon_csrf', device: '__Host-canon_device', secure: true }
+    : { session: 'canon_session', csrf: 'canon_csrf', device: 'canon_device', secure: false };
 }
 
 /** HttpOnly; Path=/; SameSite=Lax; Max-Age; no Domain; Secure in production. */

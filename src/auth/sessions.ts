@@ -2,7 +2,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { SESSIONS } from '../platform/internal.js';
 import type { Store, StoredRecord, Tx } from '../store/types.js';
-import { hashPassword, verifyPassword, type ScryptCost } from './passwords.js';
+import type { PasswordHasher } from './password-hasher.js';
 import type { Principal } from './principal.js';
 import { digest, randomSecret } from './secrets.js';
 import { expiryOf, maxAgeSeconds, renewsOnUse, type SessionTimeouts } from './session-policy.js';
@@ -10,7 +10,12 @@ import { expiryOf, maxAgeSeconds, renewsOnUse, type SessionTimeouts } from './se
 export interface SessionSettings {
   timeouts: SessionTimeouts;
   maxPerUser: number;
-  passwordCost: ScryptCost;
+  passwords: PasswordHasher;
+}
+
+/** The account a login names: the email as users are looked up by it, so guessing budgets and lookups agree. */
+export function loginName(email: string): string {
+  return email.toLowerCase();
 }
 
 export interface NewSession {
@@ -34,8 +39,6 @@ const BY_ID = (id: string) => [{ path: 'id_hash', op: 'eq' as const, value: dige
 const ID_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
 export class SessionManager {
-  private dummyHash: Promise<string> | undefined;
-
   constructor(
     private readonly store: Store,
     private readonly users: string,
@@ -45,9 +48,9 @@ export class SessionManager {
 
   /** Checks the password (against a dummy hash for unknown emails, so timing does not tell) and opens a new session. */
   async login(email: string, password: string): Promise<NewSession | null> {
-    const user = await this.store.findOne(this.users, [{ path: 'email', op: 'eq', value: email.toLowerCase() }]);
-    this.dummyHash ??= hashPassword('not a real password', this.settings.passwordCost);
-    const ok = await verifyPassword(password, user ? String(user.password_hash) : await this.dummyHash);
+    const user = await this.store.findOne(this.users, [{ path: 'email', op: 'eq', value: loginName(email) }]);
+    const { passwords } = this.settings;
+    const ok = user ? await passwords.verify(password, String(user.password_hash)) : await passwords.verifyUnknown(password);
     if (!user || !ok) return null;
     const id = randomSecret('', 32);
     const csrfToken = randomSecret('', 32);

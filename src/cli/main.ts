@@ -7,6 +7,7 @@ import { SYSTEM } from '../auth/principal.js';
 import { compileModel } from '../model/compile.js';
 import { openStore } from '../runtime/open-store.js';
 import { ResourceService } from '../services/resource-service.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
 
 const USAGE = `usage: canon <command> [options]
 
@@ -75,7 +76,7 @@ async function createKey(config: Config, name: string | undefined, userId: strin
   const model = compileModel(withPlatform(await loadAppDef(config.configModule)));
   const { store } = openStore(config.databaseUrl);
   await store.migrate(model);
-  const services = new ResourceService(store, model);
+  const services = new ResourceService(store, model, () => new Date(), new PasswordHasher(config.passwordCost, config.passwordWork));
   const created = await services.create({ principal: SYSTEM }, 'api-keys', { name: name ?? 'cli key', ...(userId ? { user_id: userId } : {}) });
   console.log(`created API key ${created.record.id}${userId ? ` for user ${userId}` : ' (admin)'}\n${String(created.reveal.key)}`);
   await store.close();

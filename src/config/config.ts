@@ -2,6 +2,8 @@
 import type { ScryptCost } from '../auth/passwords.js';
 import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
 import type { CsrfMode } from '../auth/csrf.js';
+import type { PasswordWorkLimits } from '../auth/password-hasher.js';
+import { availableParallelism } from 'node:os';
 import { SESSION_POLICIES, type SessionPolicy } from '../auth/session-policy.js';
 import { parseRate, type RateLimits } from '../limits/rate-limiter.js';
 
@@ -42,6 +44,8 @@ export interface Config {
   keepAliveTimeoutMs: number;
   jsonMaxDepth: number;
   passwordCost: ScryptCost;
+  /** Password hashes and checks at once per process, and how many may wait (src/auth/password-hasher.ts). */
+  passwordWork: PasswordWorkLimits;
   logLevel: string;
   /** One JSON line per request (CANON_ACCESS_LOG=on); off by default. */
   accessLog: boolean;
@@ -95,6 +99,8 @@ export const DEFAULTS: Config = {
   keepAliveTimeoutMs: 5_000,
   jsonMaxDepth: 32,
   passwordCost: DEFAULT_SCRYPT_COST,
+  // Half the cores (at least one): the event loop keeps a core, and libuv's pool keeps threads for file and DNS work.
+  passwordWork: { concurrency: Math.max(1, Math.floor(availableParallelism() / 2)), maxQueue: 16 },
   logLevel: 'info',
   accessLog: false,
   publicUrl: undefined,
@@ -115,6 +121,7 @@ export const DEFAULTS: Config = {
     perIp: { limit: 120, periodSeconds: 60 },
     global: { limit: 20_000, periodSeconds: 1 },
     loginPerAccount: { limit: 10, periodSeconds: 300 },
+    loginPerDevice: { limit: 10, periodSeconds: 300 },
     loginPerIp: { limit: 30, periodSeconds: 60 },
   },
   trustProxy: false,
@@ -171,6 +178,10 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
   set('idempotencyPurgeIntervalSeconds', int(env.CANON_IDEMPOTENCY_PURGE_INTERVAL, 'CANON_IDEMPOTENCY_PURGE_INTERVAL'));
   set('authCacheTtlMs', int(env.CANON_AUTH_CACHE_TTL_MS, 'CANON_AUTH_CACHE_TTL_MS'));
+  const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
+  const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
+  if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');
+  if (concurrency !== undefined || queue !== undefined) out.passwordWork = { concurrency: concurrency ?? DEFAULTS.passwordWork.concurrency, maxQueue: queue ?? DEFAULTS.passwordWork.maxQueue };
   const rate = (name: string) => (env[name] ? parseRate(env[name]!, name) : undefined);
   const limits = DEFAULTS.rateLimits;
   out.rateLimits = {
@@ -180,6 +191,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
     perIp: rate('CANON_RATE_LIMIT_PER_IP') ?? limits.perIp,
     global: rate('CANON_RATE_LIMIT_GLOBAL') ?? limits.global,
     loginPerAccount: rate('CANON_RATE_LIMIT_LOGIN_PER_ACCOUNT') ?? limits.loginPerAccount,
+    loginPerDevice: rate('CANON_RATE_LIMIT_LOGIN_PER_DEVICE') ?? limits.loginPerDevice,
     loginPerIp: rate('CANON_RATE_LIMIT_LOGIN_PER_IP') ?? limits.loginPerIp,
   };
   const lag = int(env.CANON_MAX_EVENT_LOOP_DELAY_MS, 'CANON_MAX_EVENT_LOOP_DELAY_MS');

@@ -13,6 +13,8 @@ import type { Store } from '../store/types.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { CookieNames } from '../auth/session-cookies.js';
 import type { SessionManager } from '../auth/sessions.js';
+import type { DeviceCookies } from '../auth/device-cookies.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Idempotency } from '../services/idempotency.js';
@@ -59,7 +61,9 @@ export interface HttpDeps {
   cookieNames: CookieNames;
   /** The OAuth issuer (the public base URL), decided once the server listens. */
   issuer: () => string;
-  hashPassword: (password: string) => Promise<string>;
+  /** Every password hash and check, through the process's bounded queue. */
+  passwords: PasswordHasher;
+  deviceCookies: DeviceCookies;
   idempotency: Idempotency;
   limiter: RateLimiter;
   /** The secret that signs cursors. */

@@ -60,9 +60,14 @@ export function ipLimitHook(deps: HttpDeps) {
   return (request: FastifyRequest, reply: FastifyReply): Promise<void> => limitIp(deps, request, reply);
 }
 
-/** Login attempts also count per account (the email) and per IP, against password guessing. */
-export async function loginLimit(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, email: string): Promise<void> {
-  if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forLogin(email, request.ip));
+/**
+ * Before any password is checked (login, password change): counted per device when the client holds a
+ * device cookie for `account`, else per account, and per IP (RateLimiter.forPasswordAttempt).
+ */
+export async function limitPasswordAttempt(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, account: string): Promise<void> {
+  if (!deps.limiter.limits.enabled) return;
+  const device = deps.deviceCookies.deviceOf(cookiesOf(request)[deps.cookieNames.device], account);
+  await limit(reply, deps.limiter.forPasswordAttempt({ account, ip: request.ip, ...(device !== undefined ? { device } : {}) }));
 }
 
 /** preHandler: writes authenticated by a session cookie need the session's CSRF token (DESIGN §8). */

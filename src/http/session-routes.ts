@@ -1,13 +1,13 @@
 // Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { verifyPassword } from '../auth/passwords.js';
 import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
 import { AppError } from '../errors/app-error.js';
+import { loginName } from '../auth/sessions.js';
 import { validateShape } from '../model/validate.js';
 import { publicView } from '../services/views.js';
 import type { StoredRecord } from '../store/types.js';
 import type { HttpDeps } from './app.js';
-import { authHook, csrfHook, ipLimitHook, loginLimit } from './auth-hooks.js';
+import { authHook, csrfHook, ipLimitHook, limitPasswordAttempt } from './auth-hooks.js';
 import { CHALLENGE } from '../auth/authenticator.js';
 import type { RouteTable } from './route-table.js';
 
@@ -43,12 +43,15 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
   routes.add(`/${version}/sessions`, ['POST']);
   app.post(`/${version}/sessions`, { onRequest: ipLimitHook(deps) }, async (request: FastifyRequest, reply: FastifyReply) => {
     const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login');
-    await loginLimit(deps, request, reply, body.email);
+    const account = loginName(body.email);
+    await limitPasswordAttempt(deps, request, reply, account);
     // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
     const session = await deps.sessions.login(body.email, body.password);
     if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });
     const cookies = [sessionCookie(deps.cookieNames, session.id, session.maxAge)];
     if (deps.config.csrfMode === 'double-submit') cookies.push(csrfCookie(deps.cookieNames, session.csrfToken, session.maxAge));
+    // The device cookie marks this browser as one that knew the password: its guessing budget is its own.
+    cookies.push(deps.deviceCookies.issue(account));
     reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
     return view(session.record, session.user, session.csrfToken);
   });
@@ -89,11 +92,16 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     if (!target.access.update) throw new AppError('FORBIDDEN', 'You may not change this user’s password.');
     // Users changing their own password prove they know it; an admin resetting someone else's does not.
     if (principal.userId === target.record.id || body.current_password !== undefined) {
-      if (body.current_password === undefined || !(await verifyPassword(body.current_password, String(target.record.password_hash)))) {
+      if (body.current_password === undefined) {
+        throw new AppError('VALIDATION_ERROR', 'Changing your own password needs the current one.', { details: [{ field: 'current_password', message: 'is required' }] });
+      }
+      // A password check like a login's, with the same budgets: a stolen key cannot guess here instead.
+      await limitPasswordAttempt(deps, request, reply, loginName(String(target.record.email)));
+      if (!(await deps.passwords.verify(body.current_password, String(target.record.password_hash)))) {
         throw new AppError('VALIDATION_ERROR', 'The current password is wrong.', { details: [{ field: 'current_password', message: 'is not the current password' }] });
       }
     }
-    const hash = await deps.hashPassword(body.new_password);
+    const hash = await deps.passwords.hash(body.new_password);
     await deps.services.transact(principal, async (ctx) => {
       await ctx.services.update(users.name, target.record.id, { password_hash: hash });
       await deps.sessions.endAllForUser(ctx.tx, target.record.id);

@@ -17,8 +17,21 @@ export interface RateLimits {
   perPrincipal: Rate;
   perIp: Rate;
   global: Rate;
+  /** Password checks for one account by clients without a device cookie for it, all together. */
   loginPerAccount: Rate;
+  /** Password checks by one device (a browser holding a device cookie for the account). */
+  loginPerDevice: Rate;
+  /** Password checks from one client address, whatever the account. */
   loginPerIp: Rate;
+}
+
+/** One password check about to run (a login, a password change): what it is counted against. */
+export interface PasswordAttempt {
+  /** The account (its normalised login name). */
+  account: string;
+  ip: string;
+  /** Set when the client holds a device cookie valid for this account (src/auth/device-cookies.ts). */
+  device?: string;
 }
 
 export function parseRate(value: string, name: string): Rate {
@@ -76,6 +89,7 @@ export class RateLimiter {
   private readonly ip: Limit;
   private readonly global: Limit;
   private readonly loginAccount: Limit;
+  private readonly loginDevice: Limit;
   private readonly loginIp: Limit;
 
   constructor(private readonly counters: Counters, readonly limits: RateLimits) {
@@ -84,6 +98,7 @@ export class RateLimiter {
     this.ip = limitOf(limits.perIp);
     this.global = limitOf(limits.global);
     this.loginAccount = limitOf(limits.loginPerAccount);
+    this.loginDevice = limitOf(limits.loginPerDevice);
     this.loginIp = limitOf(limits.loginPerIp);
   }
 
@@ -125,12 +140,20 @@ export class RateLimiter {
     return this.check(`ip:${ip}`, this.ip);
   }
 
-  /** Login attempts count per account and per IP, against password guessing; the stricter answer is shown. */
-  async forLogin(email: string, ip: string): Promise<Verdict> {
-    const account = await this.consume(`login-account:${email.toLowerCase()}`, this.loginAccount);
-    if (!account.allowed) return { shown: account, refused: account };
-    const byIp = await this.consume(`login-ip:${ip}`, this.loginIp);
+  /**
+   * Every password check (login, password change) is counted before it runs, against guessing (docs/security.md):
+   * a client holding a device cookie for the account against that device's own budget, any other client
+   * against the account's budget for untrusted clients; then against its address. A stranger who exhausts
+   * the account's budget refuses only untrusted clients: the owner's browser keeps its own. A refused
+   * account or device takes nothing from the address. The stricter answer is shown.
+   */
+  async forPasswordAttempt(a: PasswordAttempt): Promise<Verdict> {
+    const own = a.device !== undefined
+      ? await this.consume(`pw-device:${a.device}`, this.loginDevice)
+      : await this.consume(`pw-account:${a.account}`, this.loginAccount);
+    if (!own.allowed) return { shown: own, refused: own };
+    const byIp = await this.consume(`pw-ip:${a.ip}`, this.loginIp);
     if (!byIp.allowed) return { shown: byIp, refused: byIp };
-    return { shown: account.remaining <= byIp.remaining ? account : byIp, refused: undefined };
+    return { shown: own.remaining <= byIp.remaining ? own : byIp, refused: undefined };
   }
 }

@@ -6,7 +6,8 @@ import { PrincipalCache } from '../auth/principal-cache.js';
 import type { Config } from '../config/config.js';
 import { buildHttpApp, type HttpApp } from '../http/app.js';
 import { Authenticator } from '../auth/authenticator.js';
-import { hashPassword } from '../auth/passwords.js';
+import { DeviceCookies } from '../auth/device-cookies.js';
+import { PasswordHasher } from '../auth/password-hasher.js';
 import { cookieNames, sessionCookie } from '../auth/session-cookies.js';
 import { SessionManager } from '../auth/sessions.js';
 import { SigningKeys } from '../auth/signing-keys.js';
@@ -46,6 +47,8 @@ export interface Runtime {
   config: Config;
   counters: Counters;
   fanout: FanOut;
+  /** The process's bounded queue of password hashes and checks. */
+  passwords: PasswordHasher;
   /** The development admin key when Canon generated it (printed at start). */
   generatedAdminKey: string | undefined;
   seeded: boolean;
@@ -97,7 +100,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     evict(events);
     shared.fanout.publish(EVENTS_CHANNEL, JSON.stringify(events)).catch(() => undefined);
   };
-  const services = new ResourceService(store, model, clock, config.passwordCost, publish);
+  const passwords = new PasswordHasher(config.passwordCost, config.passwordWork);
+  const services = new ResourceService(store, model, clock, passwords, publish);
 
   if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
   const secret = config.secret ?? persistentValue(file, '.canon-secret', randomSecret);
@@ -125,14 +129,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const sessions = new SessionManager(store, model.users, {
     timeouts: { policy: config.sessionPolicy, idleSeconds: config.sessionIdleSeconds, absoluteSeconds: config.sessionAbsoluteSeconds },
     maxPerUser: config.maxSessionsPerUser,
-    passwordCost: config.passwordCost,
+    passwords,
   }, clock);
   const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   const names = cookieNames(config.production);
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), keyCache);
   const app = await buildHttpApp({
     model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
-    hashPassword: (password) => hashPassword(password, config.passwordCost),
+    passwords,
+    deviceCookies: new DeviceCookies(secret, names),
     idempotency,
     readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
     limiter: new RateLimiter(
@@ -145,7 +150,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.ready();
   const stopPurging = schedulePurge(idempotency, config.idempotencyPurgeIntervalSeconds, log);
   return {
-    app, store, signingKeys, idempotency, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout,
+    app, store, signingKeys, idempotency, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout, passwords,
     close: async () => {
       await stopPurging();
       await app.close();

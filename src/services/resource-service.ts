@@ -1,6 +1,6 @@
 // Use cases over every resource, each write in one transaction with its event: shared by REST and, later, GraphQL.
 import { v7 as uuidv7 } from 'uuid';
-import { DEFAULT_SCRYPT_COST, hashPassword, type ScryptCost } from '../auth/passwords.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Principal } from '../auth/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
@@ -53,8 +53,9 @@ export class ResourceService {
   constructor(
     private readonly store: Store,
     readonly model: CompiledModel,
-    private readonly clock: () => Date = () => new Date(),
-    private readonly passwordCost: ScryptCost = DEFAULT_SCRYPT_COST,
+    private readonly clock: () => Date,
+    /** Hashes passwords for hooks (`ctx.hashPassword`), through the process's bounded queue. */
+    private readonly passwords: Pick<PasswordHasher, 'hash'>,
     /** Called with a transaction's events once it has committed (the fan-out publishes them). */
     private readonly onCommit?: (events: StoredEvent[]) => void,
   ) {}
@@ -336,7 +337,7 @@ export class ResourceService {
   }
 
   private prepareContext(ctx: Ctx, now: string): PrepareContext {
-    return { principal: ctx.principal, now, hashPassword: (password) => hashPassword(password, this.passwordCost) };
+    return { principal: ctx.principal, now, hashPassword: (password) => this.passwords.hash(password) };
   }
 
   private hookContext(ctx: Ctx, tx: Tx, now: string): HookContext {

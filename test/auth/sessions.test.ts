@@ -6,6 +6,8 @@ import { Browser } from './browser.js';
 
 const PASSWORD = 'long enough password';
 const COOKIE = /^canon_session=([A-Za-z0-9_-]{43}); Max-Age=1800; Path=\/; HttpOnly; SameSite=Lax$/;
+/** The device cookie of docs/security.md (login throttling), set at every login beside the session. */
+const DEVICE_COOKIE = /^canon_device=[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}; Max-Age=15552000; Path=\/; HttpOnly; SameSite=Strict$/;
 
 for (const mode of MODES) {
   describe(`sessions (${mode})`, () => {
@@ -22,8 +24,9 @@ for (const mode of MODES) {
       const b = new Browser(server);
       const res = await b.login(email, PASSWORD);
       assert.equal(res.status, 201, res.text);
-      assert.equal(res.setCookies.length, 1);
+      assert.equal(res.setCookies.length, 2);
       assert.match(res.setCookies[0]!, COOKIE);
+      assert.match(res.setCookies[1]!, DEVICE_COOKIE);
       assert.equal(res.headers.location, '/v2/sessions/current');
       assert.equal(res.headers['cache-control'], 'no-store');
       assert.equal(res.body.user.id, customer.userId);
@@ -170,7 +173,8 @@ describe('CSRF double-submit mode', () => {
   it('sets a readable canon_csrf cookie at login and requires the header to equal it', async () => {
     const b = new Browser(server);
     const login = await b.login('double@example.com', PASSWORD);
-    assert.equal(login.setCookies.length, 2);
+    assert.equal(login.setCookies.length, 3);
+    assert.match(login.setCookies[2]!, /^canon_device=/);
     assert.match(login.setCookies[1]!, /^canon_csrf=[A-Za-z0-9_-]{43}; Max-Age=1800; Path=\/; SameSite=Lax$/);
     const cookie = (await b.cookie('canon_csrf'))!;
     assert.equal(cookie, login.body.csrf_token);
@@ -211,6 +215,7 @@ describe('cookies in production', () => {
     assert.equal(res.status, 201);
     assert.match(res.setCookies[0]!, /^__Host-canon_session=[A-Za-z0-9_-]{43}; Max-Age=1800; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
     assert.match(res.setCookies[1]!, /^__Host-canon_csrf=[A-Za-z0-9_-]{43}; Max-Age=1800; Path=\/; Secure; SameSite=Lax$/);
+    assert.match(res.setCookies[2]!, /^__Host-canon_device=[A-Za-z0-9_.-]{66}; Max-Age=15552000; Path=\/; HttpOnly; Secure; SameSite=Strict$/);
     for (const c of res.setCookies) assert.ok(!/domain=/i.test(c));
     const id = /^__Host-canon_session=([^;]+)/.exec(res.setCookies[0]!)![1];
     assert.equal((await server.request('GET', '/v2/sessions/current', { key: null, headers: { cookie: `__Host-canon_session=${id}` } })).status, 200);

@@ -16,6 +16,7 @@ export const GENEROUS_LIMITS: RateLimits = {
   perIp: { limit: 1_000_000, periodSeconds: 1 },
   global: { limit: 1_000_000, periodSeconds: 1 },
   loginPerAccount: { limit: 1_000_000, periodSeconds: 1 },
+  loginPerDevice: { limit: 1_000_000, periodSeconds: 1 },
   loginPerIp: { limit: 1_000_000, periodSeconds: 1 },
 };
 /** Cheap scrypt parameters for tests; production uses the OWASP minimum. */
