@@ -123,6 +123,7 @@ export const DEFAULTS: Config = {
     loginPerAccount: { limit: 10, periodSeconds: 300 },
     loginPerDevice: { limit: 10, periodSeconds: 300 },
     loginPerIp: { limit: 30, periodSeconds: 60 },
+    ipv6Prefix: 64,
   },
   trustProxy: false,
   overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
@@ -145,6 +146,12 @@ function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
   return Number(value);
+}
+
+function prefixLength(value: string | undefined): number | undefined {
+  const n = int(value, 'CANON_RATE_LIMIT_IPV6_PREFIX');
+  if (n !== undefined && n > 128) throw new Error(`CANON_RATE_LIMIT_IPV6_PREFIX must be 0 to 128, got "${value}"`);
+  return n;
 }
 
 /** Reads the environment; unset variables keep the defaults. */
@@ -193,6 +200,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
     loginPerAccount: rate('CANON_RATE_LIMIT_LOGIN_PER_ACCOUNT') ?? limits.loginPerAccount,
     loginPerDevice: rate('CANON_RATE_LIMIT_LOGIN_PER_DEVICE') ?? limits.loginPerDevice,
     loginPerIp: rate('CANON_RATE_LIMIT_LOGIN_PER_IP') ?? limits.loginPerIp,
+    ipv6Prefix: prefixLength(env.CANON_RATE_LIMIT_IPV6_PREFIX) ?? limits.ipv6Prefix,
   };
   const lag = int(env.CANON_MAX_EVENT_LOOP_DELAY_MS, 'CANON_MAX_EVENT_LOOP_DELAY_MS');
   const heap = int(env.CANON_MAX_HEAP_BYTES, 'CANON_MAX_HEAP_BYTES');

@@ -2,6 +2,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { Consumption, Counters, ImmediateCounters, SlidingWindow, TokenBucket } from '../counters/types.js';
 import { AppError } from '../errors/app-error.js';
+import { addressKey } from './client-address.js';
 
 /** `<requests>/<seconds>`, as in CANON_RATE_LIMIT_PER_PRINCIPAL=600/60. */
 export interface Rate {
@@ -23,6 +24,8 @@ export interface RateLimits {
   loginPerDevice: Rate;
   /** Password checks from one client address, whatever the account. */
   loginPerIp: Rate;
+  /** IPv6 clients are counted by network: the first this many bits of the address (src/limits/client-address.ts). */
+  ipv6Prefix: number;
 }
 
 /** One password check about to run (a login, a password change): what it is counted against. */
@@ -137,7 +140,7 @@ export class RateLimiter {
   }
 
   forIp(ip: string): Verdict | Promise<Verdict> {
-    return this.check(`ip:${ip}`, this.ip);
+    return this.check(`ip:${addressKey(ip, this.limits.ipv6Prefix)}`, this.ip);
   }
 
   /**
@@ -152,7 +155,7 @@ export class RateLimiter {
       ? await this.consume(`pw-device:${a.device}`, this.loginDevice)
       : await this.consume(`pw-account:${a.account}`, this.loginAccount);
     if (!own.allowed) return { shown: own, refused: own };
-    const byIp = await this.consume(`pw-ip:${a.ip}`, this.loginIp);
+    const byIp = await this.consume(`pw-ip:${addressKey(a.ip, this.limits.ipv6Prefix)}`, this.loginIp);
     if (!byIp.allowed) return { shown: byIp, refused: byIp };
     return { shown: own.remaining <= byIp.remaining ? own : byIp, refused: undefined };
   }

@@ -18,6 +18,7 @@ export const GENEROUS_LIMITS: RateLimits = {
   loginPerAccount: { limit: 1_000_000, periodSeconds: 1 },
   loginPerDevice: { limit: 1_000_000, periodSeconds: 1 },
   loginPerIp: { limit: 1_000_000, periodSeconds: 1 },
+  ipv6Prefix: 64,
 };
 /** Cheap scrypt parameters for tests; production uses the OWASP minimum. */
 export const TEST_PASSWORD_COST = { N: 1024, r: 8, p: 1 };
