@@ -26,6 +26,7 @@ import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOverload } from './overload.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { limitIp } from './auth-hooks.js';
+import { loggableUrl } from './loggable-url.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
@@ -169,13 +170,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.setErrorHandler((err, request, reply) => {
     const { error, internal } = toAppError(err);
     // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
-    if (internal) deps.log.error({ err, request_id: request.id, method: request.method, url: request.url }, 'unhandled error');
+    if (internal) deps.log.error({ err, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error');
     return sendError(reply, error);
   });
 
   if (config.accessLog) {
     app.addHook('onResponse', async (request, reply) => {
-      deps.log.info({ request_id: request.id, method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+      deps.log.info({ request_id: request.id, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
     });
   }
 

@@ -10,6 +10,7 @@ import { notModified, OBJECT_CACHE_CONTROL } from './conditional.js';
 import { errorResponse, toAppError } from './error-body.js';
 import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
 import { objectBody } from './object-body.js';
+import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
@@ -131,7 +132,7 @@ export class FastReads {
   private fail(res: ServerResponse, headers: Record<string, string>, requestId: string, err: unknown, req: IncomingMessage): void {
     const { error, internal } = toAppError(err);
     // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
-    if (internal) this.deps.log.error({ err, request_id: requestId, method: req.method, url: req.url }, 'unhandled error');
+    if (internal) this.deps.log.error({ err, request_id: requestId, method: req.method, url: loggableUrl(req.url ?? '') }, 'unhandled error');
     if (res.headersSent) {
       res.destroy();
       return;

@@ -32,6 +32,7 @@ import { openStore } from './open-store.js';
 import type { Counters } from '../counters/types.js';
 import type { FanOut } from '../fanout/types.js';
 import type { StoredEvent } from '../store/types.js';
+import type { DestinationStream } from 'pino';
 
 /** The fan-out channel carrying committed events. */
 export const EVENTS_CHANNEL = 'events';
@@ -58,6 +59,8 @@ export interface Runtime {
 export interface RuntimeOptions {
   appDef?: AppDef;
   logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
   clock?: () => Date;
 }
 
@@ -82,7 +85,7 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const log = createLogger(config.logLevel, options.logger !== false);
+  const log = createLogger(config.logLevel, options.logger !== false, options.logDestination);
   const appDef = withPlatform(options.appDef ?? (await loadAppDef(config.configModule)));
   const model = compileModel(appDef);
   const { store, file } = openStore(config.databaseUrl, config.dbPoolSize);

@@ -3,7 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { resolveConfig, type Config } from '../../src/config/config.js';
 import type { RateLimits } from '../../src/limits/rate-limiter.js';
 import type { AppDef } from '../../src/model/types.js';
-import { createRuntime, type Runtime } from '../../src/runtime/compose.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/compose.js';
 import { createTestDatabase, PG_URL } from './pg.js';
 
 export const ADMIN_KEY = 'ck_test_admin_key_0123456789abcdefghij';
@@ -67,10 +67,10 @@ export class FakeClock {
   }
 }
 
-export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef, clock?: FakeClock): Promise<TestServer> {
+export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef, clock?: FakeClock, runtimeOptions: RuntimeOptions = {}): Promise<TestServer> {
   const db = mode.endsWith('/postgres') ? await createTestDatabase() : undefined;
   const config = resolveConfig({ rateLimits: GENEROUS_LIMITS, databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
-  const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}), ...(clock ? { clock: clock.now } : {}) });
+  const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}), ...(clock ? { clock: clock.now } : {}), ...runtimeOptions });
   let baseUrl: string | undefined;
   const transport: Transport = mode.startsWith('listen') ? 'listen' : 'inject';
   if (transport === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });
