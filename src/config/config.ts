@@ -58,6 +58,8 @@ export interface Config {
   maxSessionsPerUser: number;
   csrfMode: CsrfMode;
   tls: TlsConfig | undefined;
+  /** `auto` (Strict-Transport-Security with TLS or in production), `off`, or the header value to send. */
+  hsts: string;
   idempotencyTtlSeconds: number;
   /** How often each process deletes expired idempotency records; 0 turns purging off. */
   idempotencyPurgeIntervalSeconds: number;
@@ -111,6 +113,7 @@ export const DEFAULTS: Config = {
   maxSessionsPerUser: 5,
   csrfMode: 'synchronizer',
   tls: undefined,
+  hsts: 'auto',
   idempotencyTtlSeconds: 86_400,
   idempotencyPurgeIntervalSeconds: 600,
   authCacheTtlMs: 10_000,
@@ -182,6 +185,12 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('maxSessionsPerUser', int(env.CANON_MAX_SESSIONS_PER_USER, 'CANON_MAX_SESSIONS_PER_USER'));
   set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
   set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
+  if (env.CANON_HSTS !== undefined && env.CANON_HSTS !== '') {
+    if (env.CANON_HSTS !== 'auto' && env.CANON_HSTS !== 'off' && !/^max-age=\d+(\s*;\s*(includeSubDomains|preload))*$/i.test(env.CANON_HSTS)) {
+      throw new Error(`CANON_HSTS must be auto, off or a Strict-Transport-Security value such as "max-age=31536000; includeSubDomains", got "${env.CANON_HSTS}"`);
+    }
+    out.hsts = env.CANON_HSTS;
+  }
   set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
   set('idempotencyPurgeIntervalSeconds', int(env.CANON_IDEMPOTENCY_PURGE_INTERVAL, 'CANON_IDEMPOTENCY_PURGE_INTERVAL'));
   set('authCacheTtlMs', int(env.CANON_AUTH_CACHE_TTL_MS, 'CANON_AUTH_CACHE_TTL_MS'));

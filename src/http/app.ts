@@ -27,6 +27,7 @@ import { registerOverload } from './overload.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { limitIp } from './auth-hooks.js';
 import { loggableUrl } from './loggable-url.js';
+import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
@@ -82,8 +83,8 @@ export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   return reply.code(status).headers(headers).send(json);
 }
 
-/** Errors Node raises before Fastify sees a request (oversized headers, slow clients) get the same body. */
-function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+/** Errors Node raises before Fastify sees a request (oversized headers, slow clients) get the same body and headers. */
+const clientErrorHandler = (fixed: string) => (err: NodeJS.ErrnoException, socket: Socket): void => {
   if (err.code === 'ECONNRESET' || !socket.writable) {
     socket.destroy();
     return;
@@ -97,13 +98,14 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   const reason = error.status === 431 ? 'Request Header Fields Too Large' : error.status === 408 ? 'Request Timeout' : 'Bad Request';
   socket.end(
     `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: no-store\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+      `Cache-Control: no-store\r\nX-Request-Id: ${id}\r\n${fixed}Connection: close\r\n\r\n${body}`,
   );
-}
+};
 
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
-  const fast = new FastReads(deps);
+  const fixedHeaders = securityHeaders(config);
+  const fast = new FastReads(deps, fixedHeaders);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
     // lines go through deps.log instead.
@@ -134,9 +136,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         ...(clientCaFile ? { ca: readFileSync(clientCaFile), requestCert: true, rejectUnauthorized: false } : {}),
       }, h) as unknown as Server;
     },
-    clientErrorHandler,
+    clientErrorHandler: clientErrorHandler(rawHeaderLines(fixedHeaders)),
     frameworkErrors: (err, request, reply) => {
-      reply.header('x-request-id', request.id);
+      reply.header('x-request-id', request.id).headers(fixedHeaders);
       const code = (err as { code?: string }).code;
       sendError(reply, code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG', 'A path segment is too long.') : toAppError(err).error);
     },
@@ -161,7 +163,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(fixedHeaders);
     if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
     if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
     if (request.is404) return unmatched(request, reply);

@@ -43,7 +43,8 @@ export class FastReads {
   private open = true;
   private underPressure: () => boolean = () => false;
 
-  constructor(private readonly deps: HttpDeps) {
+  /** `fixed`: the headers every response carries (src/http/security-headers.ts). */
+  constructor(private readonly deps: HttpDeps, private readonly fixed: Record<string, string>) {
     for (const version of VERSIONS) {
       for (const resource of deps.model.resources.values()) {
         if (!resource.def.internal) this.targets.set(`/${version.name}/${resource.name}/`, { version, resource });
@@ -100,7 +101,7 @@ export class FastReads {
       return;
     }
     const requestId = requestIdFrom(req);
-    const headers: Record<string, string> = { 'x-request-id': requestId };
+    const headers: Record<string, string> = { ...this.fixed, 'x-request-id': requestId };
     try {
       if (deps.limiter.limits.enabled) {
         const pending = deps.limiter.forPrincipal(authenticated.principal);

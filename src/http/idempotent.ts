@@ -1,6 +1,6 @@
 // Runs a POST under its Idempotency-Key: replay a stored response, or run once and store the response in the same transaction.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isAppError } from '../errors/app-error.js';
+import { AppError, isAppError } from '../errors/app-error.js';
 import { IdempotencyRace, Replay, type StoredResponse } from '../services/idempotency.js';
 import type { Within } from '../services/resource-service.js';
 import type { HttpDeps } from './app.js';
@@ -16,6 +16,23 @@ export function send(reply: FastifyReply, response: StoredResponse, replayed = f
 }
 
 /**
+ * The Idempotency-Key, sent once. Node joins a repeated header into one value (`a, b`), which is itself a
+ * valid key: two keys in one request would silently become a third. So a repeat is 400, like any other
+ * malformed key (RFC 9110 §5.3: only list-valued fields may be repeated, and this one is not a list).
+ */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 15 && raw[i]!.toLowerCase() === 'idempotency-key') seen++;
+  if (seen > 1 || Array.isArray(value)) {
+    throw new AppError('BAD_REQUEST', 'Send one Idempotency-Key header, not several.', { details: [{ field: 'Idempotency-Key', message: 'must be sent once' }] });
+  }
+  return value;
+}
+
+/**
  * `run` performs the change, handing the `within` it is given to its transaction; `render` turns the
  * result into the response, once, so the stored and the sent response are the same.
  */
@@ -23,9 +40,9 @@ export async function idempotent<T>(
   deps: HttpDeps, request: FastifyRequest, reply: FastifyReply,
   run: (within?: Within<T>) => Promise<T>, render: (result: T) => StoredResponse,
 ): Promise<unknown> {
-  const key = request.headers['idempotency-key'];
+  const key = idempotencyKeyOf(request);
   if (key === undefined) return send(reply, render(await run()));
-  const ticket = deps.idempotency.begin(request.principal!, Array.isArray(key) ? key.join(',') : key, { method: request.method, url: request.url, body: request.body });
+  const ticket = deps.idempotency.begin(request.principal!, key, { method: request.method, url: request.url, body: request.body });
   try {
     let rendered: StoredResponse | undefined;
     await run({

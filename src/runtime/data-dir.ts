@@ -9,7 +9,8 @@ export function persistentValue(dataFile: string | undefined, name: string, make
   const dir = dirname(dataFile);
   const path = join(dir, name);
   if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  mkdirSync(dir, { recursive: true });
+  // Owner-only, like the database beside it (src/store/sqlite/sqlite-store.ts).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const value = make();
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   return value;

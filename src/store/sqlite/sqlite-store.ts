@@ -1,6 +1,6 @@
 // The SQLite store (better-sqlite3, WAL): a write connection serialised by a mutex, a read connection for committed reads.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
@@ -128,6 +128,17 @@ class SqliteOps implements Tx {
   }
 }
 
+/**
+ * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
+ * its owner only (0600), in a directory only its owner can enter (0700) when Canon creates that too.
+ * SQLite gives the WAL and shared-memory files the database file's mode. Existing files keep the mode
+ * their operator gave them.
+ */
+function createOwnerOnly(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+}
+
 export interface SqliteOptions {
   /** A file path, or `:memory:`. */
   path: string;
@@ -151,7 +162,7 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
-    if (!this.memory) mkdirSync(dirname(options.path), { recursive: true });
+    if (!this.memory) createOwnerOnly(options.path);
     const db = new Database(options.path);
     // WAL lets the read connection see committed data while a write transaction is open;
     // synchronous=NORMAL is durable against process crashes in WAL mode (https://sqlite.org/wal.html).
