@@ -2,6 +2,7 @@
 import type { ScryptCost } from '../auth/passwords.js';
 import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
 import type { CsrfMode } from '../auth/csrf.js';
+import { originOf } from '../auth/origin-check.js';
 import type { PasswordWorkLimits } from '../auth/password-hasher.js';
 import { availableParallelism } from 'node:os';
 import { SESSION_POLICIES, type SessionPolicy } from '../auth/session-policy.js';
@@ -57,6 +58,8 @@ export interface Config {
   sessionAbsoluteSeconds: number;
   maxSessionsPerUser: number;
   csrfMode: CsrfMode;
+  /** Origins besides the server's own from which browsers may create sessions (a front end on another host). */
+  trustedOrigins: string[];
   tls: TlsConfig | undefined;
   /** `auto` (Strict-Transport-Security with TLS or in production), `off`, or the header value to send. */
   hsts: string;
@@ -112,6 +115,7 @@ export const DEFAULTS: Config = {
   sessionAbsoluteSeconds: 43_200,
   maxSessionsPerUser: 5,
   csrfMode: 'synchronizer',
+  trustedOrigins: [],
   tls: undefined,
   hsts: 'auto',
   idempotencyTtlSeconds: 86_400,
@@ -151,6 +155,15 @@ function int(value: string | undefined, name: string): number | undefined {
   return Number(value);
 }
 
+/** Comma-separated origins, each written as the browser sends it (`https://app.example.com`, no path). */
+function trustedOrigins(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const origin = originOf(s);
+    if (origin === undefined || origin !== s.replace(/\/$/, '')) throw new Error(`CANON_TRUSTED_ORIGINS: "${s}" is not an origin such as https://app.example.com`);
+    return origin;
+  });
+}
+
 function prefixLength(value: string | undefined): number | undefined {
   const n = int(value, 'CANON_RATE_LIMIT_IPV6_PREFIX');
   if (n !== undefined && n > 128) throw new Error(`CANON_RATE_LIMIT_IPV6_PREFIX must be 0 to 128, got "${value}"`);
@@ -184,6 +197,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('sessionAbsoluteSeconds', int(env.CANON_SESSION_ABSOLUTE_TIMEOUT, 'CANON_SESSION_ABSOLUTE_TIMEOUT'));
   set('maxSessionsPerUser', int(env.CANON_MAX_SESSIONS_PER_USER, 'CANON_MAX_SESSIONS_PER_USER'));
   set('csrfMode', oneOf(env.CANON_CSRF_MODE, 'CANON_CSRF_MODE', ['synchronizer', 'double-submit'] as const));
+  if (env.CANON_TRUSTED_ORIGINS) out.trustedOrigins = trustedOrigins(env.CANON_TRUSTED_ORIGINS);
   set('tls', tlsFrom(env.CANON_TLS_CERT, env.CANON_TLS_KEY, env.CANON_TLS_CLIENT_CA));
   if (env.CANON_HSTS !== undefined && env.CANON_HSTS !== '') {
     if (env.CANON_HSTS !== 'auto' && env.CANON_HSTS !== 'off' && !/^max-age=\d+(\s*;\s*(includeSubDomains|preload))*$/i.test(env.CANON_HSTS)) {

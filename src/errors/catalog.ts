@@ -14,6 +14,7 @@ export const ERROR_CATALOG = {
   FORBIDDEN: { status: 403, description: 'The caller is authenticated but not allowed to do this.' },
   INSUFFICIENT_SCOPE: { status: 403, description: 'The credential’s scopes do not cover this request; `WWW-Authenticate` names the scope needed.' },
   CSRF_TOKEN_INVALID: { status: 403, description: 'A cookie-authenticated write lacks the session’s CSRF token (`X-CSRF-Token` or form field `csrf_token`).' },
+  CROSS_SITE_REQUEST: { status: 403, description: 'A login came from another site (`Origin`, `Sec-Fetch-Site` or `Referer`): sessions are created only from the server’s own origin or `CANON_TRUSTED_ORIGINS`.' },
   NOT_FOUND: { status: 404, description: 'The resource does not exist, or the caller may not know that it exists.' },
   ROUTE_NOT_FOUND: { status: 404, description: 'No route matches the path.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not with this method; `Allow` lists the methods it has.' },

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
 import { AppError } from '../errors/app-error.js';
 import { loginName } from '../auth/sessions.js';
+import { crossSiteReason, originOf } from '../auth/origin-check.js';
 import { validateShape } from '../model/validate.js';
 import { publicView } from '../services/views.js';
 import type { StoredRecord } from '../store/types.js';
@@ -27,6 +28,35 @@ const PASSWORD_CHANGE = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+function single(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/**
+ * onRequest of `POST /sessions`, before its body is read. A login carrying an API key or a bearer token is
+ * refused: such requests never create sessions (DESIGN §8). A login from another site's page is refused
+ * (login CSRF: an attacker's page would otherwise log the victim's browser into the attacker's account,
+ * and whatever the victim then enters lands there). The server's own origin is the public URL's and the
+ * one the request was sent to (its Host, and its scheme as a trusted proxy reports it): a browser cannot
+ * make a cross-site request with another site's Host.
+ */
+function loginGuard(deps: HttpDeps) {
+  const publicOrigin = deps.config.publicUrl ? originOf(deps.config.publicUrl) : undefined;
+  const trusted = new Set(deps.config.trustedOrigins);
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.headers['x-api-key'] !== undefined || request.headers.authorization !== undefined) {
+      throw new AppError('BAD_REQUEST', 'A login sends an email and a password only: requests with an API key or a bearer token never create a session.');
+    }
+    const own = originOf(`${request.protocol}://${request.host}`);
+    const reason = crossSiteReason(
+      { origin: single(request, 'origin'), secFetchSite: single(request, 'sec-fetch-site'), referer: single(request, 'referer') },
+      (origin) => origin === own || origin === publicOrigin || trusted.has(origin),
+    );
+    if (reason) throw new AppError('CROSS_SITE_REQUEST', `Sessions are created only from this server's own pages or CANON_TRUSTED_ORIGINS (${reason}).`);
+  };
+}
+
 export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
   const version = 'v2';
   const auth = authHook(deps);
@@ -41,7 +71,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
   });
 
   routes.add(`/${version}/sessions`, ['POST']);
-  app.post(`/${version}/sessions`, { onRequest: ipLimitHook(deps) }, async (request: FastifyRequest, reply: FastifyReply) => {
+  app.post(`/${version}/sessions`, { onRequest: [ipLimitHook(deps), loginGuard(deps)] }, async (request: FastifyRequest, reply: FastifyReply) => {
     const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login');
     const account = loginName(body.email);
     await limitPasswordAttempt(deps, request, reply, account);
