@@ -1,8 +1,8 @@
 // API keys: `ck_` secrets with 256 random bits, stored as SHA-256 digests, resolved to a Principal per request.
 import type { Principal } from './principal.js';
-import type { PrincipalCache } from './principal-cache.js';
+import type { CredentialCache } from './credential-cache.js';
 import { digest, randomSecret } from './secrets.js';
-import type { Reader } from '../store/types.js';
+import type { Reader, Store } from '../store/types.js';
 
 export const API_KEYS = 'api-keys';
 
@@ -22,15 +22,21 @@ export function keyPrefix(secret: string): string {
 
 const KEY_SHAPE = /^ck_[A-Za-z0-9_-]{20,100}$/;
 
+/** What authentication reads: records, and the credentials epoch that says whether a cached credential still holds. */
+export type CredentialReader = Reader & Pick<Store, 'credentialEpoch'>;
+
 /** Resolves a presented secret to its principal, or null when it is malformed, unknown or its user is gone. */
-export async function principalForApiKey(store: Reader, usersResource: string, secret: string, cache?: PrincipalCache): Promise<Principal | null> {
+export async function principalForApiKey(store: CredentialReader, usersResource: string, secret: string, cache?: CredentialCache<Principal>): Promise<Principal | null> {
   if (!KEY_SHAPE.test(secret)) return null;
+  // Read before the look-up: a change committed during it leaves the entry at an old epoch (CredentialCache).
+  const pending = store.credentialEpoch();
+  const epoch = typeof pending === 'number' ? pending : await pending;
   // The cache is keyed by the presented key itself, which the process holds for each request anyway:
   // hashing it was a tenth of a cached GET. Only the digest is ever stored or compared in the database.
-  const cached = cache?.get(secret);
+  const cached = cache?.get(secret, epoch);
   if (cached) return cached;
   const principal = await lookup(store, usersResource, hashApiKey(secret));
-  if (principal) cache?.set(secret, principal);
+  if (principal) cache?.set(secret, principal, epoch);
   return principal;
 }
 

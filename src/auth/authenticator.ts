@@ -1,10 +1,9 @@
 // One entry for every mechanism (API key, bearer token, session cookie, client certificate) → one Principal.
 import { AppError } from '../errors/app-error.js';
-import type { Reader } from '../store/types.js';
-import { principalForApiKey } from './api-keys.js';
-import { principalForCertificate } from './oauth-clients.js';
+import { principalForApiKey, type CredentialReader } from './api-keys.js';
+import type { CredentialCache } from './credential-cache.js';
+import { currentClientGrant, effectiveScopes, principalForCertificate, type ClientGrant } from './oauth-clients.js';
 import type { Principal } from './principal.js';
-import type { PrincipalCache } from './principal-cache.js';
 import { clearCookie, type CookieNames } from './session-cookies.js';
 import type { SessionManager } from './sessions.js';
 import { InvalidToken, type TokenService } from './tokens.js';
@@ -29,15 +28,21 @@ function unauthenticated(message: string, challenge = CHALLENGE, headers: Record
   return new AppError('UNAUTHENTICATED', message, { headers: { 'www-authenticate': challenge, ...headers } });
 }
 
+/** Credential lookups cached until the store's credentials epoch moves: API keys by secret, OAuth clients by id. */
+export interface AuthCaches {
+  keys: CredentialCache<Principal>;
+  clients: CredentialCache<ClientGrant | null>;
+}
+
 export class Authenticator {
   constructor(
-    private readonly store: Reader,
+    private readonly store: CredentialReader,
     private readonly users: string,
     private readonly tokens: TokenService,
     private readonly sessions: SessionManager,
     private readonly cookies: CookieNames,
     private readonly sessionCookie: (id: string, maxAge: number) => string,
-    private readonly keyCache?: PrincipalCache,
+    private readonly caches?: AuthCaches,
   ) {}
 
   /**
@@ -47,7 +52,7 @@ export class Authenticator {
   async authenticate(c: Credentials): Promise<Authenticated> {
     const key = c.headers['x-api-key'];
     if (key !== undefined) {
-      const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key, this.keyCache) : null;
+      const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key, this.caches?.keys) : null;
       if (!principal) throw unauthenticated('The API key is invalid or has been revoked.', `ApiKey realm="canon", header="X-API-Key", error="invalid_key"`);
       return { principal, setCookies: [] };
     }
@@ -56,7 +61,7 @@ export class Authenticator {
       const m = typeof authorization === 'string' ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization) : null;
       if (!m) throw unauthenticated('Send a bearer token as "Authorization: Bearer <token>".', 'Bearer realm="canon", error="invalid_request"');
       try {
-        return { principal: await this.tokens.verify(m[1]!), setCookies: [] };
+        return { principal: await this.asClientIsNow(await this.tokens.verify(m[1]!)), setCookies: [] };
       } catch (err) {
         if (!(err instanceof InvalidToken)) throw err;
         throw unauthenticated(`The bearer token is not valid: ${err.message}.`, `Bearer realm="canon", error="invalid_token", error_description="${err.message}"`);
@@ -75,5 +80,14 @@ export class Authenticator {
       return { principal, setCookies: [] };
     }
     throw unauthenticated('Authentication required: send an API key (X-API-Key), a bearer token, a session cookie or a registered client certificate.');
+  }
+
+  /** A token acts for its client as the client is now: a deleted client's tokens are refused, a narrowed one's narrowed. */
+  private async asClientIsNow(principal: Principal): Promise<Principal> {
+    const grant = await currentClientGrant(this.store, principal.credentialId, this.caches?.clients);
+    if (!grant) throw new InvalidToken('its client has been deleted');
+    const scopes = effectiveScopes(principal.scopes, grant.scopes);
+    if (!scopes) throw new InvalidToken('its client no longer holds any of its scopes');
+    return scopes === principal.scopes ? principal : { ...principal, scopes };
   }
 }

@@ -1,6 +1,8 @@
 // OAuth 2.0 client authentication for the token endpoint: HTTP Basic or form fields (RFC 6749 §2.3.1), or a certificate (RFC 8705).
 import { OAUTH_CLIENTS } from '../platform/oauth-clients.js';
 import type { Reader, StoredRecord } from '../store/types.js';
+import type { CredentialReader } from './api-keys.js';
+import type { CredentialCache } from './credential-cache.js';
 import type { Principal } from './principal.js';
 import { digest, safeEqual } from './secrets.js';
 
@@ -68,6 +70,37 @@ export function grantScopes(client: StoredRecord, requested: string | undefined)
     if (allowed.length > 0 && !allowed.includes(s) && !allowed.includes('*')) throw new OAuthError('invalid_scope', `The client may not request ${s}.`);
   }
   return wanted;
+}
+
+/** What a client currently grants its tokens; null once the client is deleted. */
+export interface ClientGrant {
+  scopes: string[];
+}
+
+/**
+ * The client a bearer token was issued to, as it is now (cached until the credentials epoch moves): a
+ * token is self-contained, but deleting its client must end it at once, not at its expiry.
+ */
+export async function currentClientGrant(store: CredentialReader, clientId: string, cache?: CredentialCache<ClientGrant | null>): Promise<ClientGrant | null> {
+  const pending = store.credentialEpoch();
+  const epoch = typeof pending === 'number' ? pending : await pending;
+  const cached = cache?.get(clientId, epoch);
+  if (cached !== undefined) return cached;
+  const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'client_id', op: 'eq', value: clientId }]);
+  const grant = client ? { scopes: (client.scopes as string[] | null) ?? [] } : null;
+  cache?.set(clientId, grant, epoch);
+  return grant;
+}
+
+/**
+ * The scopes a token may use now: its own, within what its client still holds (none means unrestricted on
+ * either side). Undefined when nothing is left: the client was narrowed past everything the token had.
+ */
+export function effectiveScopes(token: string[], client: string[]): string[] | undefined {
+  if (client.length === 0 || client.includes('*')) return token;
+  if (token.length === 0 || token.includes('*')) return client;
+  const kept = token.filter((s) => client.includes(s));
+  return kept.length === token.length ? token : kept.length > 0 ? kept : undefined;
 }
 
 /** A verified client certificate registered on a client authenticates as that client (DESIGN §8). */

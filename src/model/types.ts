@@ -132,6 +132,13 @@ export interface ResourceDef {
   stateEvents?: Record<string, Record<string, string>>;
   /** Platform bookkeeping (sessions, signing keys): stored like any resource but given no routes and no events. */
   internal?: boolean;
+  /**
+   * Objects that are credentials, or that credentials act for: deleting one, or changing one of these
+   * fields (`'*'`: any field), ends every cached credential in every process from the next request on
+   * (the store's credentials epoch). API keys and OAuth clients have `'*'`; the users resource gets
+   * `['role', 'password_hash']` unless the app says otherwise.
+   */
+  credentialFields?: '*' | readonly string[];
 }
 
 export interface AppDef {

@@ -17,6 +17,8 @@ export function apiKeysResource(users: string): ResourceDef {
     // Deleting a user deletes its keys; deleting a key revokes it at once.
     belongsTo: [{ resource: users, field: 'user_id', onDelete: 'cascade' }],
     permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+    // Revoking (deleting) a key, or changing its scopes, reaches every process's key cache at once.
+    credentialFields: '*',
     hooks: {
       beforeCreate(values, ctx) {
         const secret = generateApiKey();

@@ -18,6 +18,8 @@ export function oauthClientsResource(): ResourceDef {
       secret_hash: f.string({ hidden: true }),
     },
     permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+    // Deleting a client ends its tokens at once; narrowing its scopes narrows them.
+    credentialFields: '*',
     hooks: {
       beforeCreate(values, ctx) {
         const secret = randomSecret('cs_');

@@ -1,11 +1,13 @@
 // The composition root: config → store → model → services → HTTP app; nothing else wires adapters together.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { API_KEYS, generateApiKey } from '../auth/api-keys.js';
-import { PrincipalCache } from '../auth/principal-cache.js';
+import { generateApiKey } from '../auth/api-keys.js';
+import { CredentialCache } from '../auth/credential-cache.js';
 import type { Config } from '../config/config.js';
 import { buildHttpApp, type HttpApp } from '../http/app.js';
 import { Authenticator } from '../auth/authenticator.js';
+import type { ClientGrant } from '../auth/oauth-clients.js';
+import type { Principal } from '../auth/principal.js';
 import { DeviceCookies } from '../auth/device-cookies.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { cookieNames, sessionCookie } from '../auth/session-cookies.js';
@@ -72,9 +74,13 @@ export async function loadAppDef(modulePath: string | undefined): Promise<AppDef
   return mod.default;
 }
 
-/** Adds the platform resources every Canon app has. */
+/**
+ * Adds the platform resources every Canon app has. The users resource stands behind credentials: a role
+ * or password change ends the cached credentials of every process (ResourceDef.credentialFields).
+ */
 export function withPlatform(app: AppDef): AppDef {
-  return { ...app, resources: [...app.resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
+  const resources = app.resources.map((r) => (r.name === app.users && r.credentialFields === undefined ? { ...r, credentialFields: ['role', 'password_hash'] } : r));
+  return { ...app, resources: [...resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
 }
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
@@ -93,14 +99,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
   // Committed events go to every process (their SSE clients, later); a failed publish never fails the write.
-  // API-key principals are cached briefly; committed events evict them here at once and, through the
-  // fan-out, in every other process.
-  const keyCache = new PrincipalCache(config.authCacheTtlMs);
-  const evict = (events: StoredEvent[]): void => keyCache.invalidate(events, API_KEYS, model.users);
-  // Not awaited: an unreachable Redis must not stop the process from serving (the TTL bounds staleness).
-  shared.fanout.subscribe(EVENTS_CHANNEL, (m) => evict(JSON.parse(m) as StoredEvent[])).catch(() => undefined);
   const publish = (events: StoredEvent[]): void => {
-    evict(events);
     shared.fanout.publish(EVENTS_CHANNEL, JSON.stringify(events)).catch(() => undefined);
   };
   const passwords = new PasswordHasher(config.passwordCost, config.passwordWork);
@@ -136,7 +135,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }, clock);
   const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   const names = cookieNames(config.production);
-  const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), keyCache);
+  // Keys and clients are cached until the store's credentials epoch moves: a revocation anywhere is seen at once.
+  const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };
+  const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
   const app = await buildHttpApp({
     model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     passwords,

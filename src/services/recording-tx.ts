@@ -1,8 +1,9 @@
-// A transaction wrapper that records the events appended in it, so they can be fanned out once committed.
+// A transaction wrapper that records the events appended in it, so they can be fanned out once committed, and moves the credentials epoch at most once.
 import type { Condition, EventRecord, IdempotencyRecord, ListQuery, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
 
 export class RecordingTx implements Tx {
   readonly events: StoredEvent[] = [];
+  private bumped = false;
 
   constructor(private readonly tx: Tx) {}
 
@@ -44,6 +45,13 @@ export class RecordingTx implements Tx {
 
   deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean> {
     return this.tx.deleteExpiredIdempotency(scopeKey, now);
+  }
+
+  /** Once per transaction, however many credentials it changes (a user deleted with all its keys). */
+  bumpCredentialEpoch(): Promise<void> {
+    if (this.bumped) return Promise.resolve();
+    this.bumped = true;
+    return this.tx.bumpCredentialEpoch();
   }
 
   async appendEvent(event: EventRecord): Promise<StoredEvent> {

@@ -285,6 +285,7 @@ export class ResourceService {
     next.version = current.version + 1;
     next.updated_at = now;
     await updateOrConflict(tx, r, next);
+    if (changesCredential(r, current, next)) await tx.bumpCredentialEpoch();
     const previous = changedFields(r, current, next);
     const type = eventType ?? stateEvent(r, current, next) ?? `${r.singular}.updated`;
     await tx.appendEvent(buildEvent(r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
@@ -308,6 +309,8 @@ export class ResourceService {
     }
     const ownerId = await ownerOf(this.model, r, record, tx);
     await tx.delete(r.name, record.id);
+    // A deleted credential (or the user behind one) is refused by every process from the next request on.
+    if (r.def.credentialFields) await tx.bumpCredentialEpoch();
     if (!r.def.internal) await tx.appendEvent(buildEvent(r, record, `${r.singular}.deleted`, ownerId, now));
     await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
   }
@@ -372,6 +375,14 @@ function validation(details: ErrorDetail[]): AppError {
 
 function preconditionFailed(): AppError {
   return new AppError('PRECONDITION_FAILED', 'If-Match does not match the current ETag; fetch the object again and retry.');
+}
+
+/** Whether an update touches what a cached credential was resolved from (ResourceDef.credentialFields). */
+function changesCredential(r: CompiledResource, before: StoredRecord, after: StoredRecord): boolean {
+  const fields = r.def.credentialFields;
+  if (fields === undefined) return false;
+  if (fields === '*') return true;
+  return fields.some((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
 }
 
 /** The event type a state change names (`order.cancelled`), if the resource declares one. */

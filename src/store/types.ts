@@ -108,6 +108,8 @@ export interface Tx extends Reader {
   insertIdempotency(record: IdempotencyRecord): Promise<void>;
   /** Removes the record under `scopeKey` if it expired at or before `now` (Unix ms); true when one went. */
   deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean>;
+  /** Moves the credentials epoch when this transaction commits: every process's cached credentials are void from then on. */
+  bumpCredentialEpoch(): Promise<void>;
 }
 
 export interface StoreCapabilities {
@@ -125,6 +127,12 @@ export interface Store extends Reader {
    * one (with one lifetime for all keys, insertion order is expiry order); returns how many went.
    */
   purgeIdempotency(now: number, batch: number): Promise<number>;
+  /**
+   * The credentials epoch: it moves whenever a committed transaction changed a credential, in this process
+   * or any other using the same database. Cached credentials are valid only at the epoch they were read at.
+   * Answered from memory when the adapter can keep it current (a number), else by a read (a promise).
+   */
+  credentialEpoch(): number | Promise<number>;
   /** True when the store answers; used by /readyz. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -50,7 +50,11 @@ function thing(overrides: Partial<StoredRecord> = {}): StoredRecord {
   };
 }
 
-export function storeContract(name: string, open: () => Promise<Store>): void {
+/**
+ * `sibling`, where the adapter can have one: a second store on the database the last `open()` made, as
+ * another process would have (a file store, PostgreSQL; not an in-memory database).
+ */
+export function storeContract(name: string, open: () => Promise<Store>, sibling?: () => Promise<Store>): void {
   describe(`store contract: ${name}`, () => {
     let store: Store;
     let model: CompiledModel;
@@ -360,6 +364,51 @@ export function storeContract(name: string, open: () => Promise<Store>): void {
         assert.equal(await store.purgeIdempotency(2000, 100), 0);
         assert.equal(await store.purgeIdempotency(5000, 100), 2, 'once the live one expires, both go');
         assert.equal(await store.purgeIdempotency(5000, 100), 0);
+      });
+    });
+
+    describe('the credentials epoch', () => {
+      const epochOf = async (s: Store): Promise<number> => s.credentialEpoch();
+
+      it('moves when a transaction that bumps it commits, once however often it bumped, and not on rollback', async () => {
+        const start = await epochOf(store);
+        await store.transaction(async () => undefined);
+        assert.equal(await epochOf(store), start, 'an ordinary commit leaves it');
+        await store.transaction(async (tx) => tx.bumpCredentialEpoch());
+        const once = await epochOf(store);
+        assert.ok(once > start);
+        await assert.rejects(store.transaction(async (tx) => {
+          await tx.bumpCredentialEpoch();
+          throw new Error('rolled back');
+        }));
+        assert.equal(await epochOf(store), once, 'a rollback leaves it');
+      });
+
+      it('moves for another store on the same database (another process) from its next read on', { skip: sibling ? false : 'one connection only' }, async () => {
+        const other = await sibling!();
+        try {
+          await other.migrate(model);
+          const before = await epochOf(other);
+          assert.equal(before, await epochOf(store));
+          await store.transaction(async (tx) => tx.bumpCredentialEpoch());
+          const mine = await epochOf(store);
+          // Another process sees the change by its next request; in a test, after one turn of the event loop.
+          let seen = await epochOf(other);
+          for (let i = 0; i < 100 && seen !== mine; i++) {
+            await new Promise((r) => setTimeout(r, 10));
+            seen = await epochOf(other);
+          }
+          assert.equal(seen, mine);
+          await other.transaction(async (tx) => tx.bumpCredentialEpoch());
+          let back = await epochOf(store);
+          for (let i = 0; i < 100 && back === mine; i++) {
+            await new Promise((r) => setTimeout(r, 10));
+            back = await epochOf(store);
+          }
+          assert.ok(back > mine, 'and the other way round');
+        } finally {
+          await other.close();
+        }
       });
     });
 

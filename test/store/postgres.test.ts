@@ -19,7 +19,7 @@ if (PG_SKIP) {
     const db = await createTestDatabase();
     dbs.push(db);
     return new PgStore({ connectionString: db.url });
-  });
+  }, async () => new PgStore({ connectionString: dbs[dbs.length - 1]!.url }));
 
   describe('postgres migrations', () => {
     it('several processes migrating at once serialise on the advisory lock', async () => {

@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'canon-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 storeContract('sqlite in memory', async () => new SqliteStore({ path: ':memory:' }));
-storeContract('sqlite file (WAL)', async () => new SqliteStore({ path: join(dir, 'contract.db') }));
+storeContract('sqlite file (WAL)', async () => new SqliteStore({ path: join(dir, 'contract.db') }), async () => new SqliteStore({ path: join(dir, 'contract.db') }));
 
 describe('sqlite isolation', () => {
   for (const path of [':memory:', join(dir, 'isolation.db')]) {

@@ -15,6 +15,8 @@ import { numbered, pgDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
 import { searchDocument } from './search.js';
+import { EpochWatch } from './epoch-watch.js';
+import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_CHANNEL, CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */
 const MIGRATION_LOCK = 0x63616e6f; // "cano"
@@ -44,6 +46,9 @@ const types = {
 };
 
 class PgOps implements Tx {
+  /** The credentials epoch this transaction moved to, known to this process once it commits. */
+  bumpedTo: number | undefined;
+
   constructor(private readonly db: Queryable, private readonly model: () => CompiledModel) {}
 
   private resource(name: string): CompiledResource {
@@ -148,6 +153,13 @@ class PgOps implements Tx {
     return ((await this.db.query(numbered(DELETE_EXPIRED_IDEMPOTENCY), [scopeKey, now])).rowCount ?? 0) > 0;
   }
 
+  /** The notification is transactional: every listening process receives it when this transaction commits, never before. */
+  async bumpCredentialEpoch(): Promise<void> {
+    const [row] = await this.rows(BUMP_CREDENTIAL_EPOCH, []);
+    this.bumpedTo = Number(row!.epoch);
+    await this.db.query('SELECT pg_notify($1, $2)', [CREDENTIAL_EPOCH_CHANNEL, String(this.bumpedTo)]);
+  }
+
   /** Maps unique violations (SQLSTATE 23505) to the store contract's UniqueViolation, naming the field. */
   private async write(r: CompiledResource, sql: string, params: unknown[]): Promise<void> {
     try {
@@ -174,13 +186,20 @@ export class PgStore implements Store {
   private readonly pool: pg.Pool;
   private model: CompiledModel | undefined;
   private readonly reads: PgOps;
+  private readonly epoch: EpochWatch;
 
   constructor(options: PgOptions) {
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
-    this.pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10, types, options: '-c TimeZone=UTC' });
+    const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
+    this.pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
     this.reads = new PgOps(this.pool, () => this.requireModel());
+    this.epoch = new EpochWatch(() => new pg.Client(connection), this.pool);
+  }
+
+  credentialEpoch(): number | Promise<number> {
+    return this.epoch.current();
   }
 
   private requireModel(): CompiledModel {
@@ -196,6 +215,8 @@ export class PgStore implements Store {
       await client.query(META_TABLE);
       await client.query(EVENTS_TABLE);
       await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', true));
+      await client.query(CREDENTIAL_EPOCH_TABLE);
+      await client.query(SEED_CREDENTIAL_EPOCH);
       for (const r of model.resources.values()) {
         await client.query(createTable(r));
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.
@@ -262,8 +283,10 @@ export class PgStore implements Store {
       const client = await this.pool.connect();
       try {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
-        const result = await fn(new PgOps(client, () => this.requireModel()));
+        const ops = new PgOps(client, () => this.requireModel());
+        const result = await fn(ops);
         await client.query('COMMIT');
+        if (ops.bumpedTo !== undefined) this.epoch.seen(ops.bumpedTo);
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -288,6 +311,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.epoch.close();
     await this.pool.end();
   }
 }

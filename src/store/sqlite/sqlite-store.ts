@@ -11,6 +11,7 @@ import {
 } from '../types.js';
 import { SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX, idempotencyTable, sqliteIdempotencyWithoutUniqueIndex } from '../sql/idempotency.js';
 import { IdempotencyDirectory } from './idempotency-directory.js';
+import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
@@ -113,6 +114,11 @@ class SqliteOps implements Tx {
     return this.idempotency.deleteExpired(scopeKey, now);
   }
 
+  // Other processes see the new epoch through their change stamp (SqliteStore.credentialEpoch).
+  async bumpCredentialEpoch(): Promise<void> {
+    this.conn.stmt(BUMP_CREDENTIAL_EPOCH).get();
+  }
+
   /** Turns SQLite's unique-constraint failure into the store contract's UniqueViolation. */
   private write(resource: string, fn: () => unknown): void {
     try {
@@ -159,6 +165,9 @@ export class SqliteStore implements Store {
   private commits = 0;
   private dataVersion: number | undefined;
   private sampledThisTurn = false;
+  /** The credentials epoch as last read, and the change stamp it was read at. */
+  private epoch = 0;
+  private epochStamp: number | undefined;
 
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
@@ -191,6 +200,8 @@ export class SqliteStore implements Store {
     const db = this.writer.db;
     db.transaction(() => {
       db.exec(EVENTS_TABLE);
+      db.exec(CREDENTIAL_EPOCH_TABLE);
+      db.exec(SEED_CREDENTIAL_EPOCH);
       this.migrateIdempotency();
       for (const r of model.resources.values()) {
         db.exec(createTable(r));
@@ -286,6 +297,26 @@ export class SqliteStore implements Store {
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     return this.read((o) => o.findOne(resource, where));
+  }
+
+  /**
+   * Read again only when the change stamp moved: our commits move it at once, other processes' within the
+   * event-loop turn (see changeStamp), so a key revoked by another process on the same file is refused from
+   * its next request on. Usually a number: no promise on the authentication of a cached key.
+   */
+  credentialEpoch(): number | Promise<number> {
+    if (this.changeStamp() === this.epochStamp) return this.epoch;
+    // As plain reads (see read): the write connection between transactions, the last commit during one;
+    // in memory, once the transaction has ended.
+    if (!this.mutex.locked) return this.readEpoch(this.writer);
+    if (this.memory) return this.mutex.run(async () => this.readEpoch(this.writer));
+    return this.readEpoch(this.reader);
+  }
+
+  private readEpoch(conn: Connection): number {
+    this.epochStamp = this.changeStamp();
+    this.epoch = Number(conn.stmt(READ_CREDENTIAL_EPOCH).pluck().get());
+    return this.epoch;
   }
 
   list(resource: string, query: ListQuery): Promise<ListResult> {
