@@ -183,17 +183,11 @@ export class Idempotency {
     if (found && this.isLive(found) && found.fingerprint !== ticket.fingerprint) throw reused();
   }
 
-  /** The live response stored under the ticket's key (or 422 for another request); undefined when there is none. */
-  private async stored(ticket: Ticket): Promise<StoredResponse | undefined> {
-    const found = await this.store.findIdempotency(ticket.scopeKey);
-    return found && this.isLive(found) ? this.replayOf(found, ticket.fingerprint) : undefined;
-  }
-
   /** After losing a race to another process: the committed record decides (replay, or 422 for another request). */
   async afterRace(ticket: Ticket): Promise<StoredResponse> {
-    const stored = await this.stored(ticket);
-    if (!stored) throw inUse();
-    return stored;
+    const found = await this.store.findIdempotency(ticket.scopeKey);
+    if (!found || !this.isLive(found)) throw inUse();
+    return this.replayOf(found, ticket.fingerprint);
   }
 
   release(scopeKey: string): void {
