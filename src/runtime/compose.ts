@@ -26,7 +26,7 @@ import { RateLimiter } from '../limits/rate-limiter.js';
 import { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
-import { persistentValue, randomSecret } from './data-dir.js';
+import { existingValue, persistentValue, randomSecret } from './data-dir.js';
 import { openShared } from './open-shared.js';
 import { createLogger } from './logger.js';
 import { schedulePurge } from './purge-schedule.js';
@@ -106,7 +106,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const services = new ResourceService(store, model, clock, passwords, publish);
 
   if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
-  const secret = config.secret ?? persistentValue(file, '.canon-secret', randomSecret);
+  // Without CANON_SECRET (development only), the generated secret lives in the database, so every process and
+  // every restart agree: cursors, idempotency fingerprints, sealed signing keys and device cookies survive
+  // both. A SQLite deployment of an earlier build keeps the secret it wrote beside its file.
+  const secret = config.secret ?? (await store.metaValue('generated_secret', existingValue(file, '.canon-secret') ?? randomSecret()));
 
   let generatedAdminKey: string | undefined;
   if (config.adminApiKey) {

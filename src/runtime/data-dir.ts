@@ -1,4 +1,4 @@
-// Development conveniences kept beside the SQLite file: the cursor-signing secret and the generated admin key.
+// Development conveniences kept beside the SQLite file: the generated admin key (and the secret of earlier builds).
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -14,6 +14,13 @@ export function persistentValue(dataFile: string | undefined, name: string, make
   const value = make();
   writeFileSync(path, `${value}\n`, { mode: 0o600 });
   return value;
+}
+
+/** `name` in the data directory if it exists there; nothing is created. */
+export function existingValue(dataFile: string | undefined, name: string): string | undefined {
+  if (!dataFile) return undefined;
+  const path = join(dirname(dataFile), name);
+  return existsSync(path) ? readFileSync(path, 'utf8').trim() : undefined;
 }
 
 export function randomSecret(): string {

@@ -133,6 +133,11 @@ export interface Store extends Reader {
    * Answered from memory when the adapter can keep it current (a number), else by a read (a promise).
    */
   credentialEpoch(): number | Promise<number>;
+  /**
+   * The value named `key` that every process of the deployment shares: `candidate` if none was stored yet
+   * (then stored), else the stored one. Used for the generated development secret.
+   */
+  metaValue(key: string, candidate: string): Promise<string>;
   /** True when the store answers; used by /readyz. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

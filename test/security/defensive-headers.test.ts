@@ -130,7 +130,7 @@ describe('a new SQLite database and its data directory are owner-only', () => {
   const dir = mkdtempSync(join(tmpdir(), 'canon-perm-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('0700 for the directory Canon creates, 0600 for the database, its WAL and shared memory, and the development secrets', async () => {
+  it('0700 for the directory Canon creates, 0600 for the database, its WAL and shared memory, and the generated admin key', async () => {
     const data = join(dir, 'data');
     const config = resolveConfig({ databaseUrl: `sqlite:${join(data, 'canon.db')}`, seed: false, passwordCost: TEST_PASSWORD_COST, logLevel: 'silent' });
     const runtime = await createRuntime(config, { logger: false });
@@ -138,7 +138,7 @@ describe('a new SQLite database and its data directory are owner-only', () => {
       await runtime.store.transaction(async () => undefined);
       const mode = (name: string): string => (statSync(join(data, name)).mode & 0o777).toString(8);
       assert.equal((statSync(data).mode & 0o777).toString(8), '700');
-      for (const file of ['canon.db', 'canon.db-wal', 'canon.db-shm', '.canon-secret', '.dev-admin-key']) assert.equal(mode(file), '600', file);
+      for (const file of ['canon.db', 'canon.db-wal', 'canon.db-shm', '.dev-admin-key']) assert.equal(mode(file), '600', file);
     } finally {
       await runtime.close();
     }

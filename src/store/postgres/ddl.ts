@@ -41,8 +41,6 @@ export function indexes(r: CompiledResource): string[] {
   return out;
 }
 
-export const META_TABLE = 'CREATE TABLE IF NOT EXISTS canon_meta (key text PRIMARY KEY, value text NOT NULL)';
-
 export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS canon_events (
   sequence bigserial PRIMARY KEY,
   id uuid NOT NULL UNIQUE,

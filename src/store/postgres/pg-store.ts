@@ -10,7 +10,8 @@ import {
 import {
   DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable,
 } from '../sql/idempotency.js';
-import { EVENTS_TABLE, META_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
+import { EVENTS_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
+import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { numbered, pgDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
@@ -236,7 +237,7 @@ export class PgStore implements Store {
     if (!r.searchable.length) return;
     const key = `search:${r.table}`;
     const wanted = r.searchable.join(',');
-    const current = (await client.query('SELECT value FROM canon_meta WHERE key = $1', [key])).rows[0]?.value as string | undefined;
+    const current = (await client.query(numbered(READ_META), [key])).rows[0]?.value as string | undefined;
     if (current === wanted) return;
     const ops = new PgOps(client, () => this.requireModel());
     let after = '00000000-0000-0000-0000-000000000000';
@@ -247,6 +248,12 @@ export class PgStore implements Store {
       after = rows[rows.length - 1]!.id;
     }
     await client.query('INSERT INTO canon_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, wanted]);
+  }
+
+  /** Atomic without the migration lock: of processes inserting at once, one row wins and all read it. */
+  async metaValue(key: string, candidate: string): Promise<string> {
+    await this.pool.query(numbered(INSERT_META_IF_ABSENT), [key, candidate]);
+    return String((await this.pool.query(numbered(READ_META), [key])).rows[0]!.value);
   }
 
   get(resource: string, id: string): Promise<StoredRecord | null> {

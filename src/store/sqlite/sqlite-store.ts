@@ -11,6 +11,7 @@ import {
 } from '../types.js';
 import { SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX, idempotencyTable, sqliteIdempotencyWithoutUniqueIndex } from '../sql/idempotency.js';
 import { IdempotencyDirectory } from './idempotency-directory.js';
+import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
@@ -201,6 +202,7 @@ export class SqliteStore implements Store {
     db.transaction(() => {
       db.exec(EVENTS_TABLE);
       db.exec(CREDENTIAL_EPOCH_TABLE);
+      db.exec(META_TABLE);
       db.exec(SEED_CREDENTIAL_EPOCH);
       this.migrateIdempotency();
       for (const r of model.resources.values()) {
@@ -297,6 +299,14 @@ export class SqliteStore implements Store {
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     return this.read((o) => o.findOne(resource, where));
+  }
+
+  /** In a write transaction: one process on the file at a time, so the first one's value is what all read. */
+  metaValue(key: string, candidate: string): Promise<string> {
+    return this.transaction(async () => {
+      this.writer.stmt(INSERT_META_IF_ABSENT).run(key, candidate);
+      return String(this.writer.stmt(READ_META).pluck().get(key));
+    });
   }
 
   /**
