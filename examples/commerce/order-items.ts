@@ -1,13 +1,18 @@
 // Reference domain: order items. The unit price is copied from the product; every change recomputes the order total.
 import { AppError } from '../../src/errors/app-error.js';
 import { defineResource, f } from '../../src/model/define.js';
+import { MAX_AMOUNT } from '../../src/model/money.js';
 import type { HookContext } from '../../src/model/types.js';
 import type { StoredRecord } from '../../src/store/types.js';
 
 type Money = { amount: number; currency: string };
 
+/**
+ * The item's order, held until the transaction ends: a payment waits for the item change (or the change
+ * waits for it, and then sees a paid order), and concurrent item changes recompute the total one at a time.
+ */
 async function orderOf(orderId: string, ctx: HookContext): Promise<StoredRecord> {
-  const order = await ctx.services.get('orders', orderId);
+  const order = await ctx.services.lock('orders', orderId);
   if (!order) throw new AppError('NOT_FOUND', 'No such order.');
   return order;
 }
@@ -19,13 +24,17 @@ function assertPending(order: StoredRecord): void {
   }
 }
 
+/** SUM over every item in SQL (integers, however many items), under the order's lock taken by orderOf. */
 async function recomputeTotal(orderId: string, ctx: HookContext): Promise<void> {
-  const order = await ctx.services.get('orders', orderId);
+  const order = await ctx.services.lock('orders', orderId);
   if (!order) return;
-  const items = await ctx.services.list('order-items', { order_id: orderId });
-  const total = order.total as Money;
-  const amount = items.reduce((sum, item) => sum + (item.quantity as number) * (item.unit_price as Money).amount, 0);
-  await ctx.services.update('orders', orderId, { total: { amount, currency: total.currency } });
+  const amount = await ctx.services.sum('order-items', { order_id: orderId }, ['quantity', 'unit_price.amount']);
+  if (amount > MAX_AMOUNT) {
+    throw new AppError('VALIDATION_ERROR', `The order total would exceed ${MAX_AMOUNT}, the largest amount there is.`, {
+      details: [{ field: 'quantity', message: `would make the order total exceed ${MAX_AMOUNT}` }],
+    });
+  }
+  await ctx.services.update('orders', orderId, { total: { amount, currency: (order.total as Money).currency } });
 }
 
 export const orderItems = defineResource({

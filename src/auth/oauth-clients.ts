@@ -5,6 +5,7 @@ import type { CredentialReader } from './api-keys.js';
 import type { CredentialCache } from './credential-cache.js';
 import type { Principal } from './principal.js';
 import { digest, safeEqual } from './secrets.js';
+import { isWellFormedText } from '../model/well-formed-text.js';
 
 /** An RFC 6749 §5.2 error; `status` 401 for client authentication failures, 400 otherwise. */
 export class OAuthError extends Error {
@@ -48,6 +49,8 @@ export function clientCredentials(authorization: string | undefined, form: Recor
 
 /** Looks the client up and checks its secret (constant time) or its registered certificate. */
 export async function authenticateClient(store: Reader, creds: ClientCredentials, certificateSha256: string | undefined): Promise<StoredRecord> {
+  // A client id that is not well-formed text names no client (and PostgreSQL could not even compare it).
+  if (!isWellFormedText(creds.clientId)) throw new OAuthError('invalid_client', 'Client authentication failed.', 401, creds.via === 'basic');
   const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'client_id', op: 'eq', value: creds.clientId }]);
   const ok =
     client !== null &&

@@ -26,6 +26,8 @@ import { registerOAuthRoutes } from './oauth-routes.js';
 import { registerOverload } from './overload.js';
 import { registerSessionRoutes } from './session-routes.js';
 import { limitIp } from './auth-hooks.js';
+import { MALFORMED, parseQuery, type ParsedQuery } from './query-string.js';
+import { guardFraming } from './framing-guard.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
@@ -111,7 +113,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // lines go through deps.log instead.
     logger: false,
     bodyLimit: config.bodyLimitBytes,
-    routerOptions: { maxParamLength: 256 },
+    routerOptions: { maxParamLength: 256, querystringParser: parseQuery },
     genReqId: requestIdFrom,
     trustProxy: config.trustProxy,
     // Timeouts are enforced by Node on the socket: headersTimeout for the head, requestTimeout for
@@ -123,18 +125,20 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         keepAliveTimeout: config.keepAliveTimeoutMs,
         maxHeaderSize: config.maxHeaderBytes,
         connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(config.headersTimeoutMs / 4))),
+        // guardFraming answers a missing Host in the uniform error shape; Node's own answer has no body.
+        requireHostHeader: false,
       };
       const h = fast.listener(handler as (req: IncomingMessage, res: ServerResponse) => void);
-      if (!config.tls) return createServer(options, h) as Server;
+      if (!config.tls) return guardFraming(createServer(options), h, fixedHeaders);
       const { certFile, keyFile, clientCaFile } = config.tls;
       // With a client CA the server asks for a certificate but lets the handshake finish without a valid
       // one, so the client gets a 401 in the error body instead of a TLS alert; only verified ones count.
-      return createHttpsServer({
+      return guardFraming(createHttpsServer({
         ...options,
         cert: readFileSync(certFile),
         key: readFileSync(keyFile),
         ...(clientCaFile ? { ca: readFileSync(clientCaFile), requestCert: true, rejectUnauthorized: false } : {}),
-      }, h) as unknown as Server;
+      }) as unknown as Server, h, fixedHeaders);
     },
     clientErrorHandler: clientErrorHandler(rawHeaderLines(fixedHeaders)),
     frameworkErrors: (err, request, reply) => {
@@ -167,6 +171,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
     if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
     if (request.is404) return unmatched(request, reply);
+    const malformed = (request.query as ParsedQuery)[MALFORMED];
+    if (malformed) {
+      throw new AppError('INVALID_QUERY', 'A query parameter is not well-formed text: percent-encoding must decode to UTF-8, without U+0000.', {
+        details: malformed.map((field) => ({ field, message: 'is not well-formed percent-encoded UTF-8 text' })),
+      });
+    }
   });
 
   app.setErrorHandler((err, request, reply) => {

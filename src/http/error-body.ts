@@ -1,5 +1,6 @@
 // The DESIGN §5 error body, and the mapping of Fastify's and Node's own failures onto the catalog.
 import { AppError } from '../errors/app-error.js';
+import { StoreBusy } from '../store/types.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 
 export interface ErrorBody {
@@ -7,17 +8,24 @@ export interface ErrorBody {
     code: string;
     message: string;
     details?: Array<{ field: string; message: string; value?: unknown }>;
+    /** How many details were left out past the first MAX_DETAILS. */
+    details_omitted?: number;
     timestamp: string;
     request_id: string;
   };
 }
 
+/** An error names at most this many problems: 50,000 unknown keys must not make a 3 MB answer. */
+export const MAX_DETAILS = 100;
+
 export function errorBody(err: AppError, requestId: string): ErrorBody {
+  const details = err.details;
   return {
     error: {
       code: err.code,
       message: err.message,
-      ...(err.details ? { details: err.details } : {}),
+      ...(details ? { details: details.length > MAX_DETAILS ? details.slice(0, MAX_DETAILS) : details } : {}),
+      ...(details && details.length > MAX_DETAILS ? { details_omitted: details.length - MAX_DETAILS } : {}),
       timestamp: new Date().toISOString(),
       request_id: requestId,
     },
@@ -47,6 +55,8 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
 /** Any thrown value → an AppError; unknown failures become a bare 500 that discloses nothing. */
 export function toAppError(err: unknown): { error: AppError; internal: boolean } {
   if (err instanceof AppError) return { error: err, internal: false };
+  // Contention that outlasted every retry: the request was sound, try again shortly.
+  if (err instanceof StoreBusy) return { error: new AppError('SERVICE_UNAVAILABLE', 'The service is busy with concurrent changes to the same data; retry shortly.', { headers: { 'retry-after': '1' } }), internal: false };
   const e = err as { code?: string; statusCode?: number; message?: string; name?: string } | undefined;
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
   if (mapped) return { error: mapped(), internal: false };

@@ -45,10 +45,23 @@ function rejectForbiddenKeys(value: unknown): void {
   }
 }
 
-/** `application/x-www-form-urlencoded` into a flat object of strings; a repeated or forbidden key is 400. */
+/** One form name or value: `+` is a space, and percent-encoding must decode to UTF-8 (URLSearchParams would put U+FFFD in silently). */
+function formDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    throw new AppError('BAD_REQUEST', 'The form is not valid percent-encoded UTF-8.');
+  }
+}
+
+/** `application/x-www-form-urlencoded` (WHATWG URL §5.1) into a flat object of strings; a repeated or forbidden key, or bad percent-encoding, is 400. */
 export function parseFormBody(text: string): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const [key, value] of new URLSearchParams(text)) {
+  for (const pair of text.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const key = formDecode(eq < 0 ? pair : pair.slice(0, eq));
+    const value = eq < 0 ? '' : formDecode(pair.slice(eq + 1));
     if (FORBIDDEN.has(key)) throw new AppError('BAD_REQUEST', `The form contains a forbidden key (${key}).`);
     if (key in out) throw new AppError('BAD_REQUEST', `The form field ${key} appears more than once.`);
     out[key] = value;

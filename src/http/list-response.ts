@@ -35,7 +35,8 @@ function storeQuery(plan: ListPlan): ListQuery {
 export async function renderList(
   deps: HttpDeps, version: ApiVersion, r: CompiledResource, request: FastifyRequest, reply: FastifyReply, ctx: Ctx, parent: ParentRef | undefined, canCreate: boolean,
 ): Promise<Record<string, unknown>> {
-  const plan = parseListParams(r, request.query as QueryInput, deps.secret);
+  // Cursors are bound to this collection: this version, this resource, under this parent (issue 13.6).
+  const plan = parseListParams(r, request.query as QueryInput, deps.secret, `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`);
   const result = await deps.services.list(ctx, r.name, storeQuery(plan), parent);
   const p = plan.page;
   const hasMore = p.style === 'offset' || p.style === 'page' ? p.offset + p.limit < (result.total ?? 0) : result.rows.length > p.limit;

@@ -5,6 +5,7 @@ import { AppError } from '../errors/app-error.js';
 import { loginName } from '../auth/sessions.js';
 import { crossSiteReason, originOf } from '../auth/origin-check.js';
 import { validateShape } from '../model/validate.js';
+import { isWellFormedText } from '../model/well-formed-text.js';
 import { publicView } from '../services/views.js';
 import type { StoredRecord } from '../store/types.js';
 import type { HttpDeps } from './app.js';
@@ -72,9 +73,13 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
 
   routes.add(`/${version}/sessions`, ['POST']);
   app.post(`/${version}/sessions`, { onRequest: [ipLimitHook(deps), loginGuard(deps)] }, async (request: FastifyRequest, reply: FastifyReply) => {
-    const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login');
+    // Text that is not well-formed cannot be anyone's email or password: a wrong login like any other (401), counted.
+    const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login', false);
     const account = loginName(body.email);
     await limitPasswordAttempt(deps, request, reply, account);
+    if (!isWellFormedText(body.email) || !isWellFormedText(body.password)) {
+      throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });
+    }
     // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
     const session = await deps.sessions.login(body.email, body.password);
     if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });

@@ -1,6 +1,7 @@
 // JSON Schema (draft 2020-12 subset Ajv understands) for request bodies, generated from the model per operation and role.
 import type { CompiledResource } from './compile.js';
 import type { FieldDef } from './types.js';
+import { MAX_AMOUNT } from './money.js';
 
 export type WriteOp = 'create' | 'replace';
 
@@ -51,7 +52,7 @@ export function fieldSchema(field: FieldDef): JsonSchema {
         required: ['amount', 'currency'],
         additionalProperties: false,
         properties: {
-          amount: { type: 'integer', minimum: field.minimum ?? 0, maximum: field.maximum ?? MAX_INT },
+          amount: { type: 'integer', minimum: field.minimum ?? 0, maximum: Math.min(field.maximum ?? MAX_AMOUNT, MAX_AMOUNT) },
           // ISO 4217 alphabetic code.
           currency: { type: 'string', pattern: '^[A-Z]{3}$' },
         },

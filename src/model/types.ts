@@ -84,6 +84,13 @@ export interface HookContext extends PrepareContext {
 
 export interface HookServices {
   get(resource: string, id: string): Promise<StoredRecord | null>;
+  /**
+   * Reads an object and holds it until the transaction ends: concurrent changes of it wait, so a check made
+   * on it (an order still pending) and a value computed under it (its total) stay true until commit.
+   */
+  lock(resource: string, id: string): Promise<StoredRecord | null>;
+  /** The exact integer SUM over the matching objects of the product of `factors` (query paths such as `unit_price.amount`). */
+  sum(resource: string, where: Record<string, unknown>, factors: string[]): Promise<number>;
   /** Updates another object in the same transaction, writing its own event. */
   update(resource: string, id: string, changes: Record<string, unknown>, eventType?: string): Promise<StoredRecord>;
   list(resource: string, where: Record<string, unknown>): Promise<StoredRecord[]>;

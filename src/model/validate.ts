@@ -3,6 +3,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from './compile.js';
+import { parseTimestamp } from './timestamps.js';
+import { ILL_FORMED_MESSAGE, illFormedPaths } from './well-formed-text.js';
 import { bodySchema, isNullable, type WriteOp } from './schema.js';
 
 // ajv-formats ships CommonJS; under NodeNext its function arrives as the module's `default` property.
@@ -13,7 +15,9 @@ export type BodyFormat = 'json' | 'form';
 function makeAjv(coerce: boolean): Ajv {
   // Form bodies carry only strings, so they are coerced to the schema's types; JSON bodies never are.
   const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: coerce, strict: true, allowUnionTypes: true });
-  addFormats(ajv, ['email', 'uuid', 'date-time']);
+  addFormats(ajv, ['email', 'uuid']);
+  // Ours, not ajv-formats': the same strict RFC 3339 and the same range as filters (a year 0000 or 10000 would pass there).
+  ajv.addFormat('date-time', { type: 'string', validate: (s: string) => parseTimestamp(s).ok });
   return ajv;
 }
 
@@ -87,6 +91,12 @@ function toDetails(extraReason: (name: string) => string, errors: ErrorObject[],
   return details;
 }
 
+/** One detail per string (or key) of `body` that is not well-formed text, unless its field already has one. */
+function addIllFormedText(details: ErrorDetail[], body: unknown): void {
+  const named = new Set(details.map((d) => d.field));
+  for (const field of illFormedPaths(body)) if (!named.has(field)) details.push({ field, message: ILL_FORMED_MESSAGE });
+}
+
 /**
  * Validates `body` for `op` as a caller with `role`; returns a new object holding every writable
  * field, with defaults applied and omitted optional fields set to null (PUT semantics).
@@ -97,10 +107,9 @@ export function validateBody(resource: CompiledResource, op: WriteOp, role: stri
   }
   const copy: Record<string, unknown> = structuredClone(body) as Record<string, unknown>;
   const { validate, writable } = validatorFor(resource, op, role, format);
-  if (!validate(copy)) {
-    const details = toDetails((name) => reasonForExtra(resource, name, op), validate.errors ?? [], body);
-    throw new AppError('VALIDATION_ERROR', `The ${resource.singular.replace(/_/g, ' ')} is invalid.`, { details });
-  }
+  const details = validate(copy) ? [] : toDetails((name) => reasonForExtra(resource, name, op), validate.errors ?? [], body);
+  addIllFormedText(details, body);
+  if (details.length > 0) throw new AppError('VALIDATION_ERROR', `The ${resource.singular.replace(/_/g, ' ')} is invalid.`, { details });
   for (const name of writable) {
     const field = resource.fields[name]!;
     if (copy[name] === undefined && isNullable(field)) copy[name] = null;
@@ -112,7 +121,10 @@ export function validateBody(resource: CompiledResource, op: WriteOp, role: stri
 /** Canonical stored forms: emails lowercased, timestamps as ISO 8601 UTC with milliseconds. */
 function normalize(type: string, value: unknown): unknown {
   if (type === 'email' && typeof value === 'string') return value.toLowerCase();
-  if (type === 'timestamp' && typeof value === 'string') return new Date(value).toISOString();
+  if (type === 'timestamp' && typeof value === 'string') {
+    const parsed = parseTimestamp(value);
+    return parsed.ok ? parsed.iso : value;
+  }
   return value;
 }
 
@@ -122,7 +134,7 @@ const shapes = { json: new WeakMap<object, ValidateFunction>(), form: new WeakMa
  * Validates a body that is not a resource (a login, a password change) against a JSON Schema,
  * with the same VALIDATION_ERROR details; the schema object is compiled once.
  */
-export function validateShape<T>(schema: Record<string, unknown>, body: unknown, format: BodyFormat, what: string): T {
+export function validateShape<T>(schema: Record<string, unknown>, body: unknown, format: BodyFormat, what: string, checkText = true): T {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new AppError('VALIDATION_ERROR', `The ${what} must be a JSON object.`, { details: [{ field: '(body)', message: 'must be a JSON object' }] });
   }
@@ -132,8 +144,8 @@ export function validateShape<T>(schema: Record<string, unknown>, body: unknown,
     shapes[format].set(schema, validate);
   }
   const copy = structuredClone(body) as T;
-  if (!validate(copy)) {
-    throw new AppError('VALIDATION_ERROR', `The ${what} is invalid.`, { details: toDetails(() => 'is not a field of this request', validate.errors ?? [], body) });
-  }
+  const details = validate(copy) ? [] : toDetails(() => 'is not a field of this request', validate.errors ?? [], body);
+  if (checkText) addIllFormedText(details, body);
+  if (details.length > 0) throw new AppError('VALIDATION_ERROR', `The ${what} is invalid.`, { details });
   return copy;
 }

@@ -116,7 +116,12 @@ function parsePage(details: ErrorDetail[], query: QueryInput, orderBy: SortKey[]
 
 const RESERVED = new Set(['sort', 'fields', 'q']);
 
-export function parseListParams(r: CompiledResource, query: QueryInput, secret: string): ListPlan {
+/**
+ * `scope` names what is paged beyond the query itself (the version, the resource, the parent of a nested
+ * route): it is bound into every cursor and page token with the filters, sort and search, so a token from
+ * one collection is 400 on any other.
+ */
+export function parseListParams(r: CompiledResource, query: QueryInput, secret: string, scope = r.name): ListPlan {
   const details: ErrorDetail[] = [];
   const where: Condition[] = [];
   for (const [key, value] of Object.entries(query)) {
@@ -129,14 +134,14 @@ export function parseListParams(r: CompiledResource, query: QueryInput, secret: 
   const search = parseSearch(details, r, single(details, 'q', query.q));
   const orderBy = parseSort(details, r, single(details, 'sort', query.sort), search !== undefined);
   const fields = parseFields(details, r, single(details, 'fields', query.fields));
-  const shape = shapeOf(where, orderBy, search);
+  const shape = shapeOf(scope, where, orderBy, search);
   const page = parsePage(details, query, orderBy, shape, secret);
   if (details.length) throw new AppError('INVALID_QUERY', 'The query parameters are invalid.', { details });
   return { where, orderBy, ...(search !== undefined ? { search } : {}), ...(fields ? { fields } : {}), page, shape };
 }
 
-function shapeOf(where: Condition[], orderBy: SortKey[], search: string | undefined): string {
-  const text = JSON.stringify([where.map((c) => JSON.stringify([c.path, c.op, c.value])).sort(), orderBy.map((k) => [k.path, k.desc]), search ?? null]);
+function shapeOf(scope: string, where: Condition[], orderBy: SortKey[], search: string | undefined): string {
+  const text = JSON.stringify([scope, where.map((c) => JSON.stringify([c.path, c.op, c.value])).sort(), orderBy.map((k) => [k.path, k.desc]), search ?? null]);
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 

@@ -75,7 +75,7 @@ export function decodePosition(details: ErrorDetail[], name: string, kind: 'curs
     return undefined;
   }
   if (payload.s !== shape || payload.a.length !== keys) {
-    details.push({ field: name, message: 'was made for other filters, another sort or another search', value: raw });
+    details.push({ field: name, message: 'was made for another collection, other filters, another sort or another search', value: raw });
     return undefined;
   }
   return payload.a;

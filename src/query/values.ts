@@ -1,12 +1,11 @@
 // Parses one query-string value into the typed value of a query path; errors name what was expected.
 import type { QueryPath } from '../model/compile.js';
+import { parseTimestamp } from '../model/timestamps.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^-?\d{1,16}$/;
 // The shape ajv-formats accepts for `email` in bodies, so a filter takes what a body would.
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
-// RFC 3339 date-time (or a bare date, read as midnight UTC).
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
@@ -23,9 +22,9 @@ export function parseValue(path: QueryPath, raw: string): Parsed {
       if (!UUID.test(raw)) return { ok: false, message: 'must be a UUID' };
       return { ok: true, value: raw.toLowerCase() };
     case 'timestamp': {
-      const ms = TIMESTAMP.test(raw) ? Date.parse(raw) : NaN;
-      if (Number.isNaN(ms)) return { ok: false, message: 'must be an ISO 8601 timestamp' };
-      return { ok: true, value: new Date(ms).toISOString() };
+      // RFC 3339, or a bare date read as midnight UTC; real dates only, within the range both stores hold.
+      const parsed = parseTimestamp(raw, true);
+      return parsed.ok ? { ok: true, value: parsed.iso } : parsed;
     }
     case 'enum':
       if (!path.values?.includes(raw)) return { ok: false, message: `must be one of ${path.values?.join(', ')}` };

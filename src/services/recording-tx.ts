@@ -1,5 +1,5 @@
 // A transaction wrapper that records the events appended in it, so they can be fanned out once committed, and moves the credentials epoch at most once.
-import type { Condition, EventRecord, IdempotencyRecord, ListQuery, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
+import type { Condition, EventRecord, IdempotencyRecord, ListQuery, LockMode, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
 
 export class RecordingTx implements Tx {
   readonly events: StoredEvent[] = [];
@@ -17,6 +17,14 @@ export class RecordingTx implements Tx {
 
   list(resource: string, query: ListQuery): Promise<ListResult> {
     return this.tx.list(resource, query);
+  }
+
+  lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
+    return this.tx.lock(resource, id, mode);
+  }
+
+  sum(resource: string, where: Condition[], factors: string[]): Promise<number> {
+    return this.tx.sum(resource, where, factors);
   }
 
   listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {

@@ -6,7 +6,7 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, writableFields, type BodyFormat } from '../model/validate.js';
-import { UniqueViolation, type Condition, type ListQuery, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
+import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, type Loaded } from './access.js';
 
 export type { Loaded };
@@ -98,10 +98,11 @@ export class ResourceService {
   }
 
   /** Loads an object the principal may see; anything else is 404 so existence never leaks (DESIGN §8). */
-  private async loadVisible(ctx: Ctx, r: CompiledResource, id: string, reader: Reader): Promise<Loaded> {
+  /** With `lock`, `reader` is the transaction, and the record is held in that mode until it ends (see LockMode). */
+  private async loadVisible(ctx: Ctx, r: CompiledResource, id: string, reader: Reader, lock?: LockMode): Promise<Loaded> {
     const g = grantFor(ctx.principal, r.def.permissions.read);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not read ${r.name}.`);
-    const record = await reader.get(r.name, id);
+    const record = lock ? await (reader as Tx).lock(r.name, id, lock) : await reader.get(r.name, id);
     if (!record) throw notFound(r);
     const owned = await owns(this.model, r, record, ctx.principal, reader);
     if (!g.all && !owned) throw notFound(r);
@@ -166,7 +167,7 @@ export class ResourceService {
     return this.transaction(async (tx) => {
       // Authorization comes before the idempotency key is looked at: a stored response is replayed only to
       // a caller that may make the request now (scope and role above, the parent and ownership here).
-      if (parent) await this.loadVisible(ctx, this.resource(parent.resource), parent.id, tx);
+      if (parent) await this.loadVisible(ctx, this.resource(parent.resource), parent.id, tx, 'reference');
       const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
       for (const [field] of r.stored) record[field] = values[field] ?? null;
       if (!g.all) await this.requireOwnCreation(ctx, r, record, values, tx);
@@ -194,7 +195,7 @@ export class ResourceService {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     return this.transaction(async (tx) => {
-      const loaded = await this.loadVisible(ctx, r, id, tx);
+      const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
       let input = body;
@@ -220,7 +221,7 @@ export class ResourceService {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     await this.transaction(async (tx) => {
-      const loaded = await this.loadVisible(ctx, r, id, tx);
+      const loaded = await this.loadVisible(ctx, r, id, tx, 'delete');
       if (!loaded.access.delete) throw new AppError('FORBIDDEN', `You may not delete this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
       await this.deleteRecord(tx, ctx, r, loaded.record, this.now(), false);
@@ -235,7 +236,7 @@ export class ResourceService {
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
     return this.transaction(async (tx) => {
-      const loaded = await this.loadVisible(ctx, r, id, tx);
+      const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       const g = grantFor(ctx.principal, action.allow);
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
       if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not ${actionName} this ${label(r)}.`);
@@ -330,7 +331,8 @@ export class ResourceService {
       const target = r.fields[field]?.references;
       if (!target || value === null || value === undefined) continue;
       try {
-        await this.loadVisible(ctx, this.resource(target), String(value), tx);
+        // Held until commit: the object named cannot be deleted under the new reference.
+        await this.loadVisible(ctx, this.resource(target), String(value), tx, 'reference');
       } catch (err) {
         if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'FORBIDDEN')) throw err;
         details.push({ field, message: `does not name an existing ${this.resource(target).singular.replace(/_/g, ' ')}`, value });
@@ -350,9 +352,14 @@ export class ResourceService {
         const conditions: Condition[] = Object.entries(where).map(([path, value]) => ({ path, op: 'eq', value }));
         return (await tx.list(resource, { where: conditions, orderBy: [{ path: 'id', desc: false }], limit: HOOK_LIST_LIMIT })).rows;
       },
+      lock: (resource, id) => tx.lock(resource, id, 'update'),
+      sum: async (resource, where, factors) => {
+        const conditions: Condition[] = Object.entries(where).map(([path, value]) => ({ path, op: 'eq', value }));
+        return tx.sum(resource, conditions, factors);
+      },
       update: async (resource, id, changes, eventType) => {
         const target = this.resource(resource);
-        const current = await tx.get(resource, id);
+        const current = await tx.lock(resource, id, 'update');
         if (!current) throw notFound(target);
         return this.applyUpdate(tx, ctx, target, current, changes, now, eventType);
       },

@@ -72,6 +72,26 @@ export class UniqueViolation extends Error {
 }
 
 /**
+ * Raised when a transaction kept losing to concurrent ones (deadlocks, serialization failures) through every
+ * retry: the work is sound, the moment is not. Clients get 503 with Retry-After, never 500.
+ */
+export class StoreBusy extends Error {
+  constructor(readonly attempts: number, override readonly cause: unknown) {
+    super(`the transaction lost to concurrent ones ${attempts} times`);
+    this.name = 'StoreBusy';
+  }
+}
+
+/**
+ * How a transaction holds a row it read until it ends (PostgreSQL row locks; SQLite has one writer, so
+ * every write transaction holds everything already):
+ * - `update`: it will change the row (FOR NO KEY UPDATE): other changes of the row wait, references do not;
+ * - `delete`: it may delete the row (FOR UPDATE): also new references to it wait, and then find it gone;
+ * - `reference`: a new row will name it (FOR KEY SHARE): it cannot be deleted under the reference.
+ */
+export type LockMode = 'update' | 'delete' | 'reference';
+
+/**
  * The stored response of a POST sent with an Idempotency-Key (DESIGN §11). Kept in a table of its own,
  * not as a resource: two B-trees (the append-ordered rows and the key index) are all a keyed POST adds
  * to its commit, and purging walks the rows in insertion order.
@@ -99,6 +119,10 @@ export interface Reader {
 
 /** A transaction: reads see its own writes; everything commits or nothing does. */
 export interface Tx extends Reader {
+  /** Reads a record and holds it in `mode` until the transaction ends; null when there is none. */
+  lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null>;
+  /** SUM over the matching rows of the product of the numeric query paths `factors` (integers, exact); 0 for none. */
+  sum(resource: string, where: Condition[], factors: string[]): Promise<number>;
   insert(resource: string, record: StoredRecord): Promise<void>;
   /** Writes the whole record; the adapter bumps nothing itself, the service sets version and updated_at. */
   update(resource: string, record: StoredRecord): Promise<void>;

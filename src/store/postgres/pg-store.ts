@@ -2,10 +2,10 @@
 import pg from 'pg';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
-import { RANK_COLUMN, listSql, quote, whereClause } from '../sql/queries.js';
+import { RANK_COLUMN, listSql, quote, sumSql, whereClause } from '../sql/queries.js';
 import {
-  UniqueViolation,
-  type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Store, type StoredEvent, type StoredRecord, type Tx,
+  StoreBusy, UniqueViolation,
+  type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type LockMode, type Store, type StoredEvent, type StoredRecord, type Tx,
 } from '../types.js';
 import {
   DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable,
@@ -17,13 +17,13 @@ import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
 import { searchDocument } from './search.js';
 import { EpochWatch } from './epoch-watch.js';
+import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
 import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_CHANNEL, CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */
 const MIGRATION_LOCK = 0x63616e6f; // "cano"
-const MAX_ATTEMPTS = 8;
-/** SQLSTATEs worth retrying the whole transaction for: serialization failure and deadlock. */
-const RETRYABLE = new Set(['40001', '40P01']);
+/** Row locks by purpose (see LockMode): NO KEY UPDATE for changes, so references (KEY SHARE) never wait on them. */
+const ROW_LOCKS: Record<LockMode, string> = { update: 'FOR NO KEY UPDATE', delete: 'FOR UPDATE', reference: 'FOR KEY SHARE' };
 
 type Queryable = pg.Pool | pg.PoolClient;
 
@@ -70,6 +70,23 @@ class PgOps implements Tx {
       if ((err as { code?: string }).code === '22P02') return null;
       throw err;
     }
+  }
+
+  async lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    try {
+      const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ? ${ROW_LOCKS[mode]}`, [id]);
+      return row ? fromRow(r, row, pgCodec) : null;
+    } catch (err) {
+      if ((err as { code?: string }).code === '22P02') return null;
+      throw err;
+    }
+  }
+
+  /** SUM of bigint products is numeric in PostgreSQL: exact, returned as text, read back as a number. */
+  async sum(resource: string, where: Condition[], factors: string[]): Promise<number> {
+    const sql = sumSql(pgDialect, this.resource(resource), where, factors, tableName);
+    return Number((await this.rows(sql.text, sql.params))[0]!.total);
   }
 
   async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
@@ -282,14 +299,18 @@ export class PgStore implements Store {
   }
 
   /**
-   * SERIALIZABLE makes every read-check-write (If-Match, state checks, order totals) safe across
-   * processes; a transaction that loses a conflict is run again from the start, a bounded number of times.
+   * READ COMMITTED, with the locks each read-check-write needs taken explicitly (Tx.lock: the row a change
+   * or an action starts from, the rows a new row refers to, the order whose total an item changes), instead
+   * of SERIALIZABLE: under SERIALIZABLE, concurrent inserts into one index (keyed creates, items of one order)
+   * failed each other by predicate-lock false positives until the retries ran out (issue 13.3). A deadlock
+   * is still possible between unrelated lock orders: the transaction then runs again after a jittered,
+   * growing wait, and past MAX_ATTEMPTS the caller gets StoreBusy (503 with Retry-After), never a 500.
    */
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        await client.query('BEGIN');
         const ops = new PgOps(client, () => this.requireModel());
         const result = await fn(ops);
         await client.query('COMMIT');
@@ -297,11 +318,9 @@ export class PgStore implements Store {
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
-        if (attempt < MAX_ATTEMPTS && RETRYABLE.has((err as { code?: string }).code ?? '')) {
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-          continue;
-        }
-        throw err;
+        if (!retryable(err)) throw err;
+        if (attempt >= MAX_ATTEMPTS) throw new StoreBusy(attempt, err);
+        await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       } finally {
         client.release();
       }

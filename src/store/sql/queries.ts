@@ -134,6 +134,12 @@ export function orderClause(d: Dialect, resource: CompiledResource, orderBy: Sor
   return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}${d.nulls(k.desc, nullable(resource, k.path))}`).join(', ');
 }
 
+/** `SELECT COALESCE(SUM(a * b …), 0) AS total` over the matching rows: integer columns stay integers in both engines. */
+export function sumSql(d: Dialect, resource: CompiledResource, where: Condition[], factors: string[], tableOf: (name: string) => string): Sql {
+  const w = whereClause(d, resource, where, tableOf);
+  return { text: `SELECT COALESCE(SUM(${factors.map((f) => column(resource, f)).join(' * ')}), 0) AS total FROM ${quote(resource.table)} WHERE ${w.text}`, params: w.params };
+}
+
 export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): { page: Sql; count: Sql } | undefined {
   let from: Sql = { text: quote(resource.table), params: [] };
   if (q.search !== undefined) {

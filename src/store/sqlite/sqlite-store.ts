@@ -14,7 +14,7 @@ import { IdempotencyDirectory } from './idempotency-directory.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
-import { RANK_COLUMN, listSql, whereClause } from '../sql/queries.js';
+import { RANK_COLUMN, listSql, sumSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { sqliteCodec } from './rows.js';
@@ -48,6 +48,16 @@ class SqliteOps implements Tx {
     const r = this.resource(resource);
     const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id = ?`).get(id) as Row | undefined;
     return row ? fromRow(r, row, sqliteCodec) : null;
+  }
+
+  /** One writer at a time (BEGIN IMMEDIATE): a write transaction holds every row already. */
+  lock(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.get(resource, id);
+  }
+
+  async sum(resource: string, where: Condition[], factors: string[]): Promise<number> {
+    const sql = sumSql(sqliteDialect, this.resource(resource), where, factors, tableName);
+    return Number(this.conn.stmt(sql.text).pluck().get(...sql.params));
   }
 
   async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
