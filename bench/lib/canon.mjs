@@ -21,7 +21,7 @@ export function assertBuilt() {
  * Starts `canon serve` on 127.0.0.1:port. `rateLimit`: 'unlimited' (on, with limits no run reaches) or 'off'.
  * With BENCH_CPU_PROF set, Canon runs under `node --cpu-prof` and writes `<run time>-<profileName>.cpuprofile` there.
  */
-export function startCanon(port, { databaseUrl, adminKey, pinned, seed = false, rateLimit = 'unlimited', profileName = 'canon', name = 'Canon' }) {
+export function startCanon(port, { databaseUrl, adminKey, pinned, seed = false, rateLimit = 'unlimited', profileName = 'canon', name = 'Canon', env: extraEnv = {} }) {
   assertBuilt();
   const env = childEnv({
     PORT: String(port),
@@ -31,6 +31,7 @@ export function startCanon(port, { databaseUrl, adminKey, pinned, seed = false, 
     CANON_SECRET,
     CANON_LOG_LEVEL: 'warn',
     CANON_SEED: seed ? '1' : '0',
+    ...extraEnv,
   });
   if (rateLimit === 'off') {
     env.CANON_RATE_LIMIT = 'off';

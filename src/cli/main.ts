@@ -74,7 +74,7 @@ function redact(url: string): string {
 
 async function createKey(config: Config, name: string | undefined, userId: string | undefined): Promise<void> {
   const model = compileModel(withPlatform(await loadAppDef(config.configModule)));
-  const { store } = openStore(config.databaseUrl);
+  const { store } = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   const services = new ResourceService(store, model, () => new Date(), new PasswordHasher(config.passwordCost, config.passwordWork));
   const created = await services.create({ principal: SYSTEM }, 'api-keys', { name: name ?? 'cli key', ...(userId ? { user_id: userId } : {}) });

@@ -26,6 +26,11 @@ export interface Config {
   redisPrefix: string;
   /** Connections per process to PostgreSQL. */
   dbPoolSize: number;
+  /**
+   * SQLite's `synchronous` pragma: `full` fsyncs the WAL at every commit, so an acknowledged write survives
+   * an OS crash or power loss (as PostgreSQL's default commit does); `normal` only survives a process crash.
+   */
+  sqliteSynchronous: 'full' | 'normal';
   production: boolean;
   /** An admin API key with exactly this secret exists at start. */
   adminApiKey: string | undefined;
@@ -91,6 +96,7 @@ export const DEFAULTS: Config = {
   redisUrl: undefined,
   redisPrefix: 'canon:',
   dbPoolSize: 10,
+  sqliteSynchronous: 'full',
   production: false,
   adminApiKey: undefined,
   configModule: undefined,
@@ -182,6 +188,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('redisUrl', env.REDIS_URL || undefined);
   set('redisPrefix', env.CANON_REDIS_PREFIX || undefined);
   set('dbPoolSize', int(env.CANON_DB_POOL_SIZE, 'CANON_DB_POOL_SIZE'));
+  set('sqliteSynchronous', oneOf(env.CANON_SQLITE_SYNCHRONOUS?.toLowerCase(), 'CANON_SQLITE_SYNCHRONOUS', ['full', 'normal'] as const));
   set('production', env.NODE_ENV === 'production' ? true : undefined);
   set('adminApiKey', env.CANON_ADMIN_API_KEY || undefined);
   set('configModule', env.CANON_CONFIG || undefined);

@@ -85,7 +85,7 @@ export function withPlatform(app: AppDef): AppDef {
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
   const model = compileModel(withPlatform(appDef ?? (await loadAppDef(config.configModule))));
-  const { store } = openStore(config.databaseUrl, 1);
+  const { store } = openStore(config.databaseUrl, { poolSize: 1, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   await store.close();
 }
@@ -94,7 +94,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const log = createLogger(config.logLevel, options.logger !== false, options.logDestination);
   const appDef = withPlatform(options.appDef ?? (await loadAppDef(config.configModule)));
   const model = compileModel(appDef);
-  const { store, file } = openStore(config.databaseUrl, config.dbPoolSize);
+  const { store, file } = openStore(config.databaseUrl, { poolSize: config.dbPoolSize, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());

@@ -9,12 +9,20 @@ export interface StoreTarget {
   file: string | undefined;
 }
 
-export function openStore(url: string, poolSize = 10): StoreTarget {
+export interface StoreOptions {
+  /** PostgreSQL connections per process. */
+  poolSize?: number;
+  /** SQLite: `full` (durable through power loss, the default) or `normal` (may lose the last commits then). */
+  sqliteSynchronous?: 'full' | 'normal';
+}
+
+export function openStore(url: string, options: StoreOptions = {}): StoreTarget {
+  const poolSize = options.poolSize ?? 10;
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" needs a path, such as sqlite:./data/canon.db or sqlite::memory:');
     const memory = path === ':memory:';
-    return { store: new SqliteStore({ path }), file: memory ? undefined : path };
+    return { store: new SqliteStore({ path, synchronous: options.sqliteSynchronous ?? 'full' }), file: memory ? undefined : path };
   }
   if (/^postgres(ql)?:\/\//.test(url)) return { store: new PgStore({ connectionString: url, max: poolSize }), file: undefined };
   throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path>, sqlite::memory: or postgres://…`);

@@ -159,6 +159,8 @@ function createOwnerOnly(path: string): void {
 export interface SqliteOptions {
   /** A file path, or `:memory:`. */
   path: string;
+  /** `full` (the default) fsyncs the WAL at every commit; `normal` only at checkpoints (https://sqlite.org/pragma.html#pragma_synchronous). */
+  synchronous?: 'full' | 'normal';
 }
 
 export class SqliteStore implements Store {
@@ -184,10 +186,11 @@ export class SqliteStore implements Store {
     this.memory = options.path === ':memory:';
     if (!this.memory) createOwnerOnly(options.path);
     const db = new Database(options.path);
-    // WAL lets the read connection see committed data while a write transaction is open;
-    // synchronous=NORMAL is durable against process crashes in WAL mode (https://sqlite.org/wal.html).
+    // WAL lets the read connection see committed data while a write transaction is open. In WAL mode
+    // synchronous=FULL fsyncs the log at every commit, so an acknowledged write survives power loss;
+    // NORMAL survives a process crash only, losing the last commits to an OS crash (https://sqlite.org/wal.html).
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+    db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     db.pragma('busy_timeout = 5000');
     this.writer = new Connection(db);
     if (this.memory) {
@@ -204,6 +207,11 @@ export class SqliteStore implements Store {
     this.idempotency = new IdempotencyDirectory((sql) => this.writer.stmt(sql));
     this.writeOps = new SqliteOps(this.writer, model, this.idempotency);
     this.readOps = new SqliteOps(this.reader, model, this.idempotency);
+  }
+
+  /** The `synchronous` pragma in force on the write connection (2 FULL, 1 NORMAL), for diagnostics and tests. */
+  get synchronous(): number {
+    return Number(this.writer.db.pragma('synchronous', { simple: true }));
   }
 
   async migrate(model: CompiledModel): Promise<void> {
