@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import { openDatabase, prepare } from '../../src/store/sqlite/native-handles.js';
 import { compileModel } from '../../src/model/compile.js';
 import { IdempotencyDirectory, keyHash } from '../../src/store/sqlite/idempotency-directory.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -88,7 +89,7 @@ describe('sqlite idempotency directory', () => {
   });
 
   it('tells apart keys whose hashes collide, and forgets purged rows', () => {
-    const db = new Database(':memory:');
+    const db = openDatabase(':memory:');
     db.exec(idempotencyTable('seq INTEGER PRIMARY KEY', false));
     const seed = 12345;
     // Birthday search for two keys with one 31-bit hash: bounded, and found within ~2^16 tries in practice.
@@ -103,9 +104,9 @@ describe('sqlite idempotency directory', () => {
     }
     assert.ok(pair, 'two keys with one hash');
     const [x, y] = pair;
-    const statements = new Map<string, Database.Statement>();
-    const prepare = (sql: string): Database.Statement => statements.get(sql) ?? statements.set(sql, db.prepare(sql)).get(sql)!;
-    const directory = new IdempotencyDirectory(prepare, seed);
+    const statements = new Map<string, Statement>();
+    const cached = (sql: string): Statement => statements.get(sql) ?? statements.set(sql, prepare(db, sql)).get(sql)!;
+    const directory = new IdempotencyDirectory(cached, seed);
     const inTx = <T>(fn: () => T): T => {
       db.exec('BEGIN IMMEDIATE');
       directory.begin();
@@ -146,9 +147,9 @@ describe('sqlite idempotency directory', () => {
 
   it('moves records of a table made with a UNIQUE index into the new form', async () => {
     const file = join(dir, 'older.db');
-    const db = new Database(file);
+    const db = openDatabase(file);
     db.exec(idempotencyTable('seq INTEGER PRIMARY KEY', true));
-    db.prepare('INSERT INTO canon_idempotency (scope_key, fingerprint, response, expires_at) VALUES (?, ?, ?, ?)').run('kept', 'fp-kept', '{"status":201,"body":"kept"}', LATER);
+    prepare(db, 'INSERT INTO canon_idempotency (scope_key, fingerprint, response, expires_at) VALUES (?, ?, ?, ?)').run('kept', 'fp-kept', '{"status":201,"body":"kept"}', LATER);
     db.close();
     const store = await openStore('older.db');
     try {
@@ -159,8 +160,8 @@ describe('sqlite idempotency directory', () => {
     } finally {
       await store.close();
     }
-    const check = new Database(file, { readonly: true });
-    const indexes = check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'canon_idempotency'").all();
+    const check = openDatabase(file, { readonly: true });
+    const indexes = prepare(check, "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'canon_idempotency'").all();
     check.close();
     assert.deepEqual(indexes, [], 'no index left to write on every keyed POST');
   });

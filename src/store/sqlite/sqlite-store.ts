@@ -1,10 +1,11 @@
 // The SQLite store (better-sqlite3, WAL): a write connection serialised by a mutex, a read connection for committed reads.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
 import { Mutex } from '../mutex.js';
+import { openDatabase, prepare } from './native-handles.js';
 import {
   UniqueViolation,
   type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
@@ -29,7 +30,7 @@ class Connection {
   stmt(sql: string): Database.Statement {
     let s = this.cache.get(sql);
     if (!s) {
-      s = this.db.prepare(sql);
+      s = prepare(this.db, sql);
       this.cache.set(sql, s);
     }
     return s;
@@ -185,19 +186,20 @@ export class SqliteStore implements Store {
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
     if (!this.memory) createOwnerOnly(options.path);
-    const db = new Database(options.path);
+    const db = openDatabase(options.path);
     // WAL lets the read connection see committed data while a write transaction is open. In WAL mode
     // synchronous=FULL fsyncs the log at every commit, so an acknowledged write survives power loss;
     // NORMAL survives a process crash only, losing the last commits to an OS crash (https://sqlite.org/wal.html).
-    db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    db.pragma('busy_timeout = 5000');
+    // exec, not db.pragma(): pragma() prepares a statement and drops it (see native-handles.ts).
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    db.exec('PRAGMA busy_timeout = 5000');
     this.writer = new Connection(db);
     if (this.memory) {
       this.reader = this.writer;
     } else {
-      const rdb = new Database(options.path, { readonly: true });
-      rdb.pragma('busy_timeout = 5000');
+      const rdb = openDatabase(options.path, { readonly: true });
+      rdb.exec('PRAGMA busy_timeout = 5000');
       this.reader = new Connection(rdb);
     }
     const model = (): CompiledModel => {
@@ -211,7 +213,7 @@ export class SqliteStore implements Store {
 
   /** The `synchronous` pragma in force on the write connection (2 FULL, 1 NORMAL), for diagnostics and tests. */
   get synchronous(): number {
-    return Number(this.writer.db.pragma('synchronous', { simple: true }));
+    return Number(this.writer.stmt('PRAGMA synchronous').pluck().get());
   }
 
   async migrate(model: CompiledModel): Promise<void> {
@@ -225,7 +227,7 @@ export class SqliteStore implements Store {
       this.migrateIdempotency();
       for (const r of model.resources.values()) {
         db.exec(createTable(r));
-        const existing = new Set((db.prepare(`PRAGMA table_info(${quote(r.table)})`).all() as Array<{ name: string }>).map((c) => c.name));
+        const existing = new Set((this.writer.stmt(`PRAGMA table_info(${quote(r.table)})`).all() as Array<{ name: string }>).map((c) => c.name));
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.
         for (const c of r.columns) if (!existing.has(c.name)) db.exec(addColumn(r, c));
         for (const ix of indexes(r)) db.exec(ix);
@@ -241,7 +243,7 @@ export class SqliteStore implements Store {
    */
   private migrateIdempotency(): void {
     const db = this.writer.db;
-    const statements = db.prepare(SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX).get() ? sqliteIdempotencyWithoutUniqueIndex() : [idempotencyTable('seq INTEGER PRIMARY KEY', false)];
+    const statements = this.writer.stmt(SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX).get() ? sqliteIdempotencyWithoutUniqueIndex() : [idempotencyTable('seq INTEGER PRIMARY KEY', false)];
     for (const sql of statements) db.exec(sql);
   }
 
@@ -249,7 +251,7 @@ export class SqliteStore implements Store {
   private migrateSearch(r: CompiledResource): void {
     const db = this.writer.db;
     const name = ftsTable(r);
-    const existing = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { sql: string } | undefined)?.sql;
+    const existing = (this.writer.stmt("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { sql: string } | undefined)?.sql;
     if (r.searchable.length === 0) {
       if (existing) this.dropSearch(name);
       return;
@@ -259,7 +261,7 @@ export class SqliteStore implements Store {
     if (existing) this.dropSearch(name);
     db.exec(index.table);
     for (const s of index.statements) db.exec(s);
-    db.prepare(`INSERT INTO ${quote(name)}(${quote(name)}) VALUES ('rebuild')`).run();
+    this.writer.stmt(`INSERT INTO ${quote(name)}(${quote(name)}) VALUES ('rebuild')`).run();
   }
 
   private dropSearch(name: string): void {
