@@ -93,6 +93,45 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       assert.equal(await store.get('contract-things', a.id), null);
     });
 
+    it('sums exact integer products over matching rows, and 0 over none', async () => {
+      const label = `sum-${seq}`;
+      const big = 999_999_999_999_999;
+      await store.transaction(async (tx) => {
+        await tx.insert('contract-things', thing({ label, count: 3, price: { amount: 1999, currency: 'EUR' } }));
+        await tx.insert('contract-things', thing({ label, count: 1, price: { amount: big - 5997, currency: 'EUR' } }));
+        await tx.insert('contract-things', thing({ label: `${label}-other`, count: 999, price: { amount: big, currency: 'EUR' } }));
+      });
+      await store.transaction(async (tx) => {
+        assert.equal(await tx.sum('contract-things', [{ path: 'label', op: 'eq', value: label }], ['count', 'price.amount']), big);
+        assert.equal(await tx.sum('contract-things', [{ path: 'label', op: 'eq', value: label }], ['count']), 4);
+        assert.equal(await tx.sum('contract-things', [{ path: 'label', op: 'eq', value: 'nothing' }], ['count', 'price.amount']), 0);
+        // 999 × (10^15 − 1) is past 2^53 but within 64 bits: no overflow, no error, only precision.
+        assert.ok((await tx.sum('contract-things', [{ path: 'label', op: 'eq', value: `${label}-other` }], ['count', 'price.amount'])) > big);
+      });
+    });
+
+    it('lock reads a record in every mode, null for an unknown or malformed id', async () => {
+      const a = thing({ label: 'lockable' });
+      await store.transaction((tx) => tx.insert('contract-things', a));
+      await store.transaction(async (tx) => {
+        for (const mode of ['update', 'delete', 'reference'] as const) assert.deepEqual(await tx.lock('contract-things', a.id, mode), a);
+        assert.equal(await tx.lock('contract-things', id(), 'update'), null);
+        assert.equal(await tx.lock('contract-things', 'not-a-uuid', 'reference'), null);
+      });
+    });
+
+    it('a transaction waiting for a locked row reads it as the holder committed it (no lost update)', async () => {
+      const a = thing({ count: 0 });
+      await store.transaction((tx) => tx.insert('contract-things', a));
+      // Twenty read-modify-write increments at once: each locks the row first, so none overwrites another.
+      await Promise.all(Array.from({ length: 20 }, () => store.transaction(async (tx) => {
+        const current = (await tx.lock('contract-things', a.id, 'update'))!;
+        await new Promise((resolve) => setImmediate(resolve));
+        await tx.update('contract-things', { ...current, count: (current.count as number) + 1, version: (current.version as number) + 1 });
+      })));
+      assert.equal((await store.get('contract-things', a.id))!.count, 20);
+    });
+
     it('raises UniqueViolation naming the field', async () => {
       const now = new Date().toISOString();
       const o = { id: id(), version: 1, created_at: now, updated_at: now, email: 'dup@example.com', name: 'A' };
