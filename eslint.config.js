@@ -1,6 +1,44 @@
-// ESLint flat config: typescript-eslint's recommended type-aware rules over src, examples and test.
+// ESLint flat config: typescript-eslint's recommended type-aware rules over src, examples and test, and the one-way layers of src.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/**
+ * What each folder of src may import besides itself (docs/architecture.md, "Layers"). Lower layers never
+ * import higher ones, so the import graph has no cycles and no upward arrows; a new arrow fails lint.
+ */
+const LAYERS = {
+  lib: [],
+  errors: ['lib'],
+  model: ['lib', 'errors'],
+  query: ['lib', 'errors', 'model'],
+  catalog: ['lib', 'errors', 'model'],
+  store: ['lib', 'errors', 'model'],
+  counters: ['lib', 'errors'],
+  fanout: ['lib', 'errors', 'model', 'store'],
+  platform: ['lib', 'errors', 'model'],
+  auth: ['lib', 'errors', 'model', 'store', 'platform'],
+  limits: ['lib', 'errors', 'model', 'counters'],
+  services: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'auth'],
+  config: ['lib', 'errors', 'auth', 'limits'],
+  http: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'auth', 'limits', 'services', 'config'],
+  runtime: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'counters', 'fanout', 'platform', 'auth', 'limits', 'services', 'config', 'http'],
+  cli: ['lib', 'errors', 'model', 'catalog', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'examples'],
+};
+const FOLDERS = [...Object.keys(LAYERS), 'examples'];
+const FASTIFY = { name: 'fastify', message: 'Only src/http imports Fastify.' };
+
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
+  const forbidden = FOLDERS.filter((f) => f !== folder && !allowed.includes(f));
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        ...(folder === 'http' ? {} : { paths: [FASTIFY] }),
+        patterns: [{ regex: `^(\\.\\./)+(${forbidden.join('|')})/`, message: `src/${folder} may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing outside itself'} (eslint.config.js LAYERS).` }],
+      }],
+    },
+  };
+});
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'data/**'] },
@@ -14,8 +52,9 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { paths: [{ name: 'fastify', message: 'Only src/http imports Fastify.' }] }],
     },
   },
+  ...layerRules,
   {
-    files: ['src/http/**/*.ts', 'test/**/*.ts', 'bench/**'],
+    files: ['test/**/*.ts', 'bench/**'],
     rules: { 'no-restricted-imports': 'off' },
   },
   {

@@ -50,8 +50,9 @@ const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist/src', file)).h
 export async function openCanonStore(databaseUrl) {
   assertBuilt();
   const { compileModel } = await dist('model/compile.js');
-  const { loadAppDef, withPlatform } = await dist('runtime/compose.js');
-  const model = compileModel(withPlatform(await loadAppDef(undefined)));
+  const { withPlatform } = await dist('runtime/compose.js');
+  const { commerce } = await import(pathToFileURL(path.join(ROOT, 'dist/examples/commerce/index.js')).href);
+  const model = compileModel(withPlatform(commerce));
   let store;
   if (databaseUrl.startsWith('sqlite:')) {
     const { SqliteStore } = await dist('store/sqlite/sqlite-store.js');

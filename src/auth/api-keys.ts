@@ -1,24 +1,8 @@
 // API keys: `ck_` secrets with 256 random bits, stored as SHA-256 digests, resolved to a Principal per request.
-import type { Principal } from './principal.js';
+import type { Principal } from '../model/principal.js';
 import type { CredentialCache } from './credential-cache.js';
-import { digest, randomSecret } from './secrets.js';
+import { API_KEYS, hashApiKey } from '../platform/api-key-secrets.js';
 import type { Reader, Store } from '../store/types.js';
-
-export const API_KEYS = 'api-keys';
-
-export function generateApiKey(): string {
-  return randomSecret('ck_');
-}
-
-/** Keys have 256 bits of entropy, so a SHA-256 digest is enough (passwords get scrypt instead). */
-export function hashApiKey(secret: string): string {
-  return digest(secret);
-}
-
-/** The non-secret prefix shown in listings so people can tell their keys apart. */
-export function keyPrefix(secret: string): string {
-  return secret.slice(0, 10);
-}
 
 const KEY_SHAPE = /^ck_[A-Za-z0-9_-]{20,100}$/;
 

@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error.js';
 import { principalForApiKey, type CredentialReader } from './api-keys.js';
 import type { CredentialCache } from './credential-cache.js';
 import { currentClientGrant, effectiveScopes, principalForCertificate, type ClientGrant } from './oauth-clients.js';
-import type { Principal } from './principal.js';
+import type { Principal } from '../model/principal.js';
 import { clearCookie, type CookieNames } from './session-cookies.js';
 import type { SessionManager } from './sessions.js';
 import { InvalidToken, type TokenService } from './tokens.js';

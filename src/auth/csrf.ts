@@ -1,5 +1,5 @@
 // CSRF checks for cookie-authenticated writes (spec §5, OWASP CSRF Prevention Cheat Sheet): synchronizer or double-submit.
-import { safeEqual } from './secrets.js';
+import { safeEqual } from '../lib/secrets.js';
 
 export type CsrfMode = 'synchronizer' | 'double-submit';
 

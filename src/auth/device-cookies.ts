@@ -1,8 +1,8 @@
 // Device cookies (OWASP, "Slow Down Online Guessing Attacks with Device Cookies"): a browser that logged in to an account before keeps its own guessing budget there.
 import { createHmac, randomBytes } from 'node:crypto';
 import { serialize } from 'cookie';
-import { deriveKey } from './key-crypto.js';
-import { safeEqual } from './secrets.js';
+import { deriveKey } from '../lib/key-crypto.js';
+import { safeEqual } from '../lib/secrets.js';
 import type { CookieNames } from './session-cookies.js';
 
 /** How long a device stays trusted after its last successful login: 180 days. */

@@ -3,8 +3,8 @@ import { OAUTH_CLIENTS } from '../platform/oauth-clients.js';
 import type { Reader, StoredRecord } from '../store/types.js';
 import type { CredentialReader } from './api-keys.js';
 import type { CredentialCache } from './credential-cache.js';
-import type { Principal } from './principal.js';
-import { digest, safeEqual } from './secrets.js';
+import type { Principal } from '../model/principal.js';
+import { digest, safeEqual } from '../lib/secrets.js';
 import { isWellFormedText } from '../model/well-formed-text.js';
 
 /** An RFC 6749 §5.2 error; `status` 401 for client authentication failures, 400 otherwise. */

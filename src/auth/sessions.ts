@@ -3,8 +3,8 @@ import { v7 as uuidv7 } from 'uuid';
 import { SESSIONS } from '../platform/internal.js';
 import type { Store, StoredRecord, Tx } from '../store/types.js';
 import type { PasswordHasher } from './password-hasher.js';
-import type { Principal } from './principal.js';
-import { digest, randomSecret } from './secrets.js';
+import type { Principal } from '../model/principal.js';
+import { digest, randomSecret } from '../lib/secrets.js';
 import { expiryOf, maxAgeSeconds, renewsOnUse, type SessionTimeouts } from './session-policy.js';
 
 export interface SessionSettings {

@@ -3,7 +3,7 @@ import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type Cry
 import { v7 as uuidv7 } from 'uuid';
 import { SIGNING_KEYS } from '../platform/internal.js';
 import type { Store, StoredRecord } from '../store/types.js';
-import { open, seal } from './key-crypto.js';
+import { open, seal } from '../lib/key-crypto.js';
 
 export const TOKEN_ALG = 'ES256';
 /** Keys are re-read from the store at most this often, so a rotation by one process reaches the others. */

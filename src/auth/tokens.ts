@@ -1,7 +1,7 @@
 // Bearer tokens: short-lived JWT access tokens (RFC 9068) signed with ES256; every check of DESIGN §8 on the way in.
 import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
-import type { Principal } from './principal.js';
+import type { Principal } from '../model/principal.js';
 import { TOKEN_ALG, type SigningKeys } from './signing-keys.js';
 
 export interface TokenSettings {

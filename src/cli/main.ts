@@ -3,7 +3,9 @@
 import { parseArgs } from 'node:util';
 import { fromEnv, resolveConfig, tlsFrom, type Config } from '../config/config.js';
 import { createRuntime, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
-import { SYSTEM } from '../auth/principal.js';
+import { commerce } from '../../examples/commerce/index.js';
+import type { AppDef } from '../model/types.js';
+import { SYSTEM } from '../model/principal.js';
 import { compileModel } from '../model/compile.js';
 import { openStore } from '../runtime/open-store.js';
 import { ResourceService } from '../services/resource-service.js';
@@ -52,7 +54,7 @@ function configFrom(values: Record<string, string | boolean | undefined>): Confi
 }
 
 async function serve(config: Config): Promise<void> {
-  const runtime = await createRuntime(config);
+  const runtime = await createRuntime(config, { appDef: await appFor(config) });
   const address = await runtime.app.listen({ port: config.port, host: config.host });
   const base = (config.tls ? address.replace(/^http:/, 'https:') : address).replace('[::1]', 'localhost');
   console.log(`Canon is serving ${base}/v2 (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
@@ -67,13 +69,18 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
+/** The app `canon` serves: the module CANON_CONFIG / --config names, else the reference commerce API. */
+function appFor(config: Config): Promise<AppDef> {
+  return config.configModule ? loadAppDef(config.configModule) : Promise.resolve(commerce);
+}
+
 /** Hides the password of a connection URL before it is printed. */
 function redact(url: string): string {
   return url.replace(/(\/\/[^:/@]+:)[^@]*@/, '$1***@');
 }
 
 async function createKey(config: Config, name: string | undefined, userId: string | undefined): Promise<void> {
-  const model = compileModel(withPlatform(await loadAppDef(config.configModule)));
+  const model = compileModel(withPlatform(await appFor(config)));
   const { store } = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   const services = new ResourceService(store, model, () => new Date(), new PasswordHasher(config.passwordCost, config.passwordWork));
@@ -100,13 +107,13 @@ async function main(argv: string[]): Promise<void> {
   const [command = 'serve', sub] = positionals;
   if (command === 'serve') return serve(config);
   if (command === 'migrate') {
-    await migrateOnly(config);
+    await migrateOnly(config, await appFor(config));
     console.log(`migrated ${config.databaseUrl}`);
     return;
   }
   if (command === 'keys' && sub === 'create') return createKey(config, values.name, values.user);
   if (command === 'keys' && sub === 'rotate-signing') {
-    const runtime = await createRuntime({ ...config, seed: false });
+    const runtime = await createRuntime({ ...config, seed: false }, { appDef: await appFor(config) });
     const kid = await runtime.signingKeys.rotate();
     console.log(`new signing key ${kid}; the previous key stays in the JWKS until the tokens it signed expire`);
     await runtime.close();

@@ -3,28 +3,13 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Principal } from '../auth/principal.js';
-import type { Config } from '../config/config.js';
+import type { Principal } from '../model/principal.js';
 import { AppError } from '../errors/app-error.js';
-import type { CompiledModel } from '../model/compile.js';
-import { VERSIONS } from '../model/versions.js';
-import type { ResourceService } from '../services/resource-service.js';
-import type { Store } from '../store/types.js';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { CookieNames } from '../auth/session-cookies.js';
-import type { SessionManager } from '../auth/sessions.js';
-import type { DeviceCookies } from '../auth/device-cookies.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
-import type { SigningKeys } from '../auth/signing-keys.js';
-import type { TokenService } from '../auth/tokens.js';
-import type { Idempotency } from '../services/idempotency.js';
-import type { RateLimiter } from '../limits/rate-limiter.js';
-import type { Logger } from '../runtime/logger.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import { registerOAuthRoutes } from './oauth-routes.js';
+import { oauthHandlers } from './oauth-routes.js';
 import { registerOverload } from './overload.js';
-import { registerSessionRoutes } from './session-routes.js';
+import { sessionHandlers } from './session-routes.js';
 import { limitIp } from './auth-hooks.js';
 import { MALFORMED, parseQuery, type ParsedQuery } from './query-string.js';
 import { guardFraming } from './framing-guard.js';
@@ -33,16 +18,21 @@ import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
-import { registerResourceRoutes } from './resource-routes.js';
-import { RouteTable } from './route-table.js';
+import { resourceRoute } from './resource-routes.js';
+import { registerOperations } from './operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
-import { registerServiceRoutes } from './service-routes.js';
+import { serviceHandlers } from './service-routes.js';
+import type { HttpDeps } from './deps.js';
+
+export type { HttpDeps } from './deps.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** How many requests the lean GET path answered (src/http/fast-reads.ts). */
     fastReads: { served: number };
+    /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
+    servedRoutes: ReadonlyArray<{ method: string; url: string }>;
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -52,33 +42,6 @@ declare module 'fastify' {
 
 /** The HTTP application as the rest of Canon sees it; only src/http names Fastify. */
 export type HttpApp = FastifyInstance;
-
-export interface HttpDeps {
-  model: CompiledModel;
-  services: ResourceService;
-  store: Store;
-  config: Config;
-  auth: Authenticator;
-  tokens: TokenService;
-  signingKeys: SigningKeys;
-  sessions: SessionManager;
-  cookieNames: CookieNames;
-  /** The OAuth issuer (the public base URL), decided once the server listens. */
-  issuer: () => string;
-  /** Every password hash and check, through the process's bounded queue. */
-  passwords: PasswordHasher;
-  deviceCookies: DeviceCookies;
-  idempotency: Idempotency;
-  limiter: RateLimiter;
-  /** The secret that signs cursors. */
-  secret: string;
-  /**
-   * What /readyz checks: `required` dependencies make it 503 when down (the store); `optional` ones
-   * only degrade it (Redis: rate limits then count per process).
-   */
-  readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
-  log: Logger;
-}
 
 export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
   const { status, headers, json } = errorResponse(err, String(reply.request.id));
@@ -152,7 +115,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyFormat', 'json');
 
-  const routes = new RouteTable();
+  const { catalog } = deps;
+  // Every route the server has, for tests and diagnostics: the catalog's, and nothing else.
+  const served: Array<{ method: string; url: string }> = [];
+  app.decorate('servedRoutes', served);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) served.push({ method, url: route.url });
+  });
   /**
    * A request no route serves: OPTIONS on a known path is 200 with Allow, another method there 405 with
    * Allow, any other path 404. Answered from onRequest, before a byte of the body is read or parsed, and
@@ -160,7 +129,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
    */
   const unmatched = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     await limitIp(deps, request, reply);
-    const allow = routes.allow(request.url);
+    const allow = catalog.allow(request.url);
     if (allow && request.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
     if (allow) throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } });
     throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
@@ -198,9 +167,6 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await registerOverload(app, config);
   fast.watchPressure(() => app.isUnderPressure());
   registerBodyParsers(app, config);
-  registerServiceRoutes(app, deps, routes);
-  registerOAuthRoutes(app, deps, routes);
-  registerSessionRoutes(app, deps, routes);
-  for (const version of VERSIONS) registerResourceRoutes(app, deps, routes, version);
+  registerOperations(app, catalog, { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) }, (op) => resourceRoute(deps, op));
   return app;
 }

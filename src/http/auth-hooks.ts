@@ -6,7 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import { csrfHolds, UNSAFE_METHODS } from '../auth/csrf.js';
 import { AppError } from '../errors/app-error.js';
 import { rateHeaders, rateLimited, type Verdict } from '../limits/rate-limiter.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 
 export function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
   const header = request.headers.cookie;

@@ -1,10 +1,10 @@
 // A lean path for the hottest request, GET of one object by id: the same services, headers and bodies as the Fastify route, minus the framework's per-request cost.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledResource } from '../model/compile.js';
-import { VERSIONS, type ApiVersion } from '../model/versions.js';
+import { versionByName, type ApiVersion } from '../model/versions.js';
 import { rateLimited, setRateHeaders, type Verdict } from '../limits/rate-limiter.js';
 import type { Authenticated } from '../auth/authenticator.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { verifiedCertificateSha256 } from './auth-hooks.js';
 import { notModified, OBJECT_CACHE_CONTROL } from './conditional.js';
 import { errorResponse, toAppError } from './error-body.js';
@@ -49,10 +49,10 @@ export class FastReads {
   /** `fixed`: the headers every response carries (src/http/security-headers.ts). */
   constructor(private readonly deps: HttpDeps, fixed: Record<string, string>) {
     this.hsts = fixed['strict-transport-security'];
-    for (const version of VERSIONS) {
-      for (const resource of deps.model.resources.values()) {
-        if (!resource.def.internal) this.targets.set(`/${version.name}/${resource.name}/`, { version, resource });
-      }
+    // The catalog's object reads: `/v2/products/:id` is served here as `/v2/products/<uuid>`.
+    for (const op of deps.catalog.operations) {
+      if (op.kind !== 'read') continue;
+      this.targets.set(op.path.slice(0, -':id'.length), { version: versionByName(op.version!)!, resource: deps.model.resources.get(op.resource!)! });
     }
   }
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, isAppError } from '../errors/app-error.js';
 import { IdempotencyRace, Replay, type StoredResponse } from '../services/idempotency.js';
 import type { Within } from '../services/resource-service.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 
 /** Sends a rendered response; its body is JSON already, so Fastify sends the string as it is. */

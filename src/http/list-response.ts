@@ -5,7 +5,7 @@ import type { ApiVersion } from '../model/versions.js';
 import { encodeNext, parseListParams, type ListPlan, type QueryInput } from '../query/list-params.js';
 import type { ListQuery } from '../store/types.js';
 import type { Ctx, ParentRef } from '../services/resource-service.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import type { Link } from './render.js';
 import { represent } from './render.js';
 

@@ -1,11 +1,11 @@
 // OAuth 2.0 endpoints: the client-credentials token endpoint (RFC 6749 §4.4), server metadata (RFC 8414) and the JWKS.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticateClient, clientCredentials, grantScopes, OAuthError } from '../auth/oauth-clients.js';
 import { isAppError } from '../errors/app-error.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { ipLimitHook, verifiedCertificateSha256 } from './auth-hooks.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteSpec } from './operation-routes.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in its own body shape, never the Canon error body. */
 function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
@@ -14,11 +14,11 @@ function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
   return reply.type(JSON_CONTENT_TYPE).send({ error: err.error, error_description: err.description });
 }
 
-export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
+/** The handlers of `oauth.metadata`, `oauth.jwks` and `oauth.token` (src/catalog/platform-operations.ts). */
+export function oauthHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   // Every scope a client may ask for, computed once: `*`, and read/write per resource clients can reach.
   const scopes = ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])];
-  routes.add('/.well-known/oauth-authorization-server', ['GET']);
-  app.get('/.well-known/oauth-authorization-server', async (_req, reply) => {
+  const metadata: RouteSpec = { handler: async (_req, reply) => {
     const issuer = deps.issuer();
     reply.header('cache-control', 'public, max-age=300');
     return {
@@ -30,17 +30,15 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
       scopes_supported: scopes,
       response_types_supported: ['token'],
     };
-  });
+  } };
 
-  routes.add('/.well-known/jwks.json', ['GET']);
-  app.get('/.well-known/jwks.json', async (_req, reply) => {
+  const jwks: RouteSpec = { handler: async (_req, reply) => {
     // Short caching: a rotated key must reach verifiers before tokens signed with it arrive.
     reply.header('cache-control', 'public, max-age=60');
     return deps.signingKeys.jwks();
-  });
+  } };
 
-  routes.add('/oauth/token', ['POST']);
-  app.post('/oauth/token', {
+  const token: RouteSpec = {
     onRequest: ipLimitHook(deps),
     errorHandler: (err, _request, reply) => {
       if (err instanceof OAuthError) return oauthError(reply, err);
@@ -55,16 +53,18 @@ export function registerOAuthRoutes(app: FastifyInstance, deps: HttpDeps, routes
       deps.log.error({ err, request_id: reply.request.id }, 'token endpoint failure');
       return oauthError(reply, new OAuthError('server_error', 'The token could not be issued.', 500));
     },
-  }, async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.bodyFormat !== 'form') throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded (RFC 6749 §4.4.2).');
-    const form = (request.body ?? {}) as Record<string, string>;
-    if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
-    if (form.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
-    const certificate = verifiedCertificateSha256(request.raw.socket);
-    const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
-    const client = await authenticateClient(deps.store, clientCredentials(authorization, form, certificate), certificate);
-    const token = await deps.tokens.issue(String(client.client_id), grantScopes(client, form.scope));
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-    return token;
-  });
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.bodyFormat !== 'form') throw new OAuthError('invalid_request', 'Send the token request as application/x-www-form-urlencoded (RFC 6749 §4.4.2).');
+      const form = (request.body ?? {}) as Record<string, string>;
+      if (!form.grant_type) throw new OAuthError('invalid_request', 'grant_type is required.');
+      if (form.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
+      const certificate = verifiedCertificateSha256(request.raw.socket);
+      const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+      const client = await authenticateClient(deps.store, clientCredentials(authorization, form, certificate), certificate);
+      const token = await deps.tokens.issue(String(client.client_id), grantScopes(client, form.scope));
+      reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+      return token;
+    },
+  };
+  return { 'oauth.metadata': metadata, 'oauth.jwks': jwks, 'oauth.token': token };
 }

@@ -1,13 +1,13 @@
-// Routes generated from the model for one API version: collections, objects, nested collections and actions.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+// The handlers of resource operations (collections, objects, nested collections, actions), one per catalog entry.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Operation } from '../catalog/operation.js';
 import { AppError } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import type { ApiVersion } from '../model/versions.js';
-import { translateUp } from '../model/versions.js';
+import { translateUp, versionByName, type ApiVersion } from '../model/versions.js';
 import type { StoredResponse } from '../services/idempotency.js';
 import type { Created, Ctx, Loaded, ParentRef } from '../services/resource-service.js';
 import { grantFor, none } from '../services/permissions.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook } from './auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
 import { etagOf, lastModifiedOf, notModified, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from './conditional.js';
@@ -15,7 +15,7 @@ import { JSON_CONTENT_TYPE } from './negotiate.js';
 import { renderList } from './list-response.js';
 import { objectBody } from './object-body.js';
 import { objectPath, represent } from './render.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteSpec } from './operation-routes.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,80 +50,83 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
 }
 
 
-export function registerResourceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable, version: ApiVersion): void {
-  const auth = authHook(deps);
-  const csrf = csrfHook(deps);
-
-  for (const r of deps.model.resources.values()) {
-    if (r.def.internal) continue;
-    const base = `/${version.name}/${r.name}`;
-    const item = `${base}/:id`;
-
-    const { list, create } = collectionHandlers(deps, version, r);
-
-    routes.add(base, ['GET', 'POST']);
-    app.get(base, { onRequest: auth }, (req, reply) => list(req as Req, reply));
-    app.post(base, { onRequest: auth, preHandler: csrf }, (req, reply) => create(req as Req, reply));
-
-    routes.add(item, ['GET', 'PUT', 'PATCH', 'DELETE']);
-    // src/http/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
-    app.get(item, { onRequest: auth }, async (req, reply) => {
-      const request = req as Req;
-      const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
-      const body = objectBody(version, r, loaded);
-      reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
-      if (notModified(header(request, 'if-none-match'), header(request, 'if-modified-since'), body.etag, loaded.record)) return reply.code(304).send();
-      return reply.code(200).type(JSON_CONTENT_TYPE).send(body.json);
-    });
-    for (const [method, mode] of [['PUT', 'replace'], ['PATCH', 'patch']] as const) {
-      app.route({
-        method,
-        url: item,
-        onRequest: auth,
-        preHandler: csrf,
+/**
+ * The route of one resource operation of the catalog (src/catalog/resource-operations.ts): authentication
+ * before the body is read, the CSRF check on unsafe methods, and the handler its kind calls for.
+ */
+export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
+  const version = versionByName(op.version!)!;
+  const r = deps.model.resources.get(op.resource!)!;
+  const hooks = { onRequest: authHook(deps), ...(op.csrf ? { preHandler: csrfHook(deps) } : {}) };
+  const parentRef = op.parent;
+  const parentOf = (request: Req): ParentRef | undefined => (parentRef ? { resource: parentRef.resource, id: idParam(request), field: parentRef.field } : undefined);
+  const collection = collectionHandlers(deps, version, r);
+  switch (op.kind) {
+    case 'list':
+      return { ...hooks, handler: (req, reply) => collection.list(req as Req, reply, parentOf(req as Req)) };
+    case 'create':
+      return { ...hooks, handler: (req, reply) => collection.create(req as Req, reply, parentOf(req as Req)) };
+    case 'read':
+      // src/http/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
+      return {
+        ...hooks,
+        handler: async (req, reply) => {
+          const request = req as Req;
+          const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
+          const body = objectBody(version, r, loaded);
+          reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
+          if (notModified(header(request, 'if-none-match'), header(request, 'if-modified-since'), body.etag, loaded.record)) return reply.code(304).send();
+          return reply.code(200).type(JSON_CONTENT_TYPE).send(body.json);
+        },
+      };
+    case 'replace':
+    case 'update': {
+      const mode = op.kind === 'replace' ? 'replace' : 'patch';
+      return {
+        ...hooks,
         handler: async (req, reply) => {
           const request = req as Req;
           const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
           const loaded = await deps.services.update(ctxOf(request), r.name, idParam(request), mode, bodyOf(version, r, request), pre);
           return send(reply, objectResponse(version, r, loaded));
         },
-      });
+      };
     }
-    app.delete(item, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
-      const request = req as Req;
-      const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
-      await deps.services.remove(ctxOf(request), r.name, idParam(request), pre);
-      return reply.code(204).header('cache-control', 'no-store').send();
-    });
-
-    for (const [name, action] of Object.entries(r.def.actions ?? {})) {
-      const path = `${item}/${name}`;
-      routes.add(path, [action.method]);
-      if (action.method === 'POST') {
-        app.post(path, { onRequest: auth, preHandler: csrf }, async (req, reply) => {
+    case 'delete':
+      return {
+        ...hooks,
+        handler: async (req, reply) => {
+          const request = req as Req;
+          const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
+          await deps.services.remove(ctxOf(request), r.name, idParam(request), pre);
+          return reply.code(204).header('cache-control', 'no-store').send();
+        },
+      };
+    case 'action': {
+      const name = op.action!;
+      return {
+        ...hooks,
+        handler: async (req, reply) => {
           const request = req as Req;
           const id = idParam(request);
           return idempotent<Loaded>(deps, request, reply, (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within), (loaded) => objectResponse(version, r, loaded));
-        });
-      } else {
-        app.get(path, { onRequest: auth }, async (req, reply) => {
+        },
+      };
+    }
+    case 'view': {
+      const name = op.action!;
+      return {
+        ...hooks,
+        handler: async (req, reply) => {
           const request = req as Req;
           const view = await deps.services.viewAction(ctxOf(request), r.name, idParam(request), name);
           reply.header('cache-control', PRIVATE);
           return { ...view, links: [{ rel: 'self', href: `${objectPath(version, r, request.params.id)}/${name}`, method: 'GET' }, { rel: 'up', href: objectPath(version, r, request.params.id), method: 'GET' }] };
-        });
-      }
+        },
+      };
     }
-
-    for (const child of r.children) {
-      const childResource = deps.model.resources.get(child.resource)!;
-      const path = `${item}/${child.resource}`;
-      routes.add(path, ['GET', 'POST']);
-      const parentOf = (request: Req): ParentRef => ({ resource: r.name, id: idParam(request), field: child.field });
-      const childRoutes = collectionHandlers(deps, version, childResource);
-      app.get(path, { onRequest: auth }, (req, reply) => childRoutes.list(req as Req, reply, parentOf(req as Req)));
-      app.post(path, { onRequest: auth, preHandler: csrf }, (req, reply) => childRoutes.create(req as Req, reply, parentOf(req as Req)));
-    }
+    default:
+      throw new Error(`${op.id} is not a resource operation`);
   }
 }
 

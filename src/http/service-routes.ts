@@ -1,17 +1,17 @@
 // Service endpoints outside the resource model: liveness and readiness.
-import type { FastifyInstance } from 'fastify';
 import { AppError } from '../errors/app-error.js';
-import type { HttpDeps } from './app.js';
-import type { RouteTable } from './route-table.js';
+import type { HttpDeps } from './deps.js';
+import type { RouteSpec } from './operation-routes.js';
 
-export function registerServiceRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
-  routes.add('/healthz', ['GET']);
-  app.get('/healthz', async (_req, reply) => {
-    reply.header('cache-control', 'no-store');
-    return { status: 'ok' };
-  });
-  routes.add('/readyz', ['GET']);
-  app.get('/readyz', async (_req, reply) => {
+/** The handlers of `health.live` and `health.ready` (src/catalog/platform-operations.ts). */
+export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
+  const live: RouteSpec = {
+    handler: async (_req, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { status: 'ok' };
+    },
+  };
+  const ready: RouteSpec = { handler: async (_req, reply) => {
     const run = async (checks: Record<string, () => Promise<boolean>>): Promise<Array<[string, boolean]>> =>
       Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await check().catch(() => false)] as [string, boolean]));
     const required = await run(deps.readiness.required);
@@ -27,5 +27,6 @@ export function registerServiceRoutes(app: FastifyInstance, deps: HttpDeps, rout
       checks: Object.fromEntries([...required.map(([n]) => [n, 'ok']), ...optional.map(([n, ok]) => [n, ok ? 'ok' : 'unreachable'])]),
       ...(degraded.length ? { notes: degraded.map((n) => (n === 'redis' ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process' : `${n} is unreachable`)) } : {}),
     };
-  });
+  } };
+  return { 'health.live': live, 'health.ready': ready };
 }

@@ -1,5 +1,7 @@
 // Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PLATFORM_SCHEMAS } from '../catalog/platform-operations.js';
+import { CURRENT_VERSION } from '../model/versions.js';
 import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
 import { AppError } from '../errors/app-error.js';
 import { loginName } from '../auth/sessions.js';
@@ -8,24 +10,12 @@ import { validateShape } from '../model/validate.js';
 import { isWellFormedText } from '../model/well-formed-text.js';
 import { publicView } from '../services/views.js';
 import type { StoredRecord } from '../store/types.js';
-import type { HttpDeps } from './app.js';
+import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook, ipLimitHook, limitPasswordAttempt } from './auth-hooks.js';
 import { CHALLENGE } from '../auth/authenticator.js';
-import type { RouteTable } from './route-table.js';
+import type { RouteSpec } from './operation-routes.js';
 
-const LOGIN = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'password'],
-  properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 256 }, csrf_token: { type: 'string' } },
-};
-
-const PASSWORD_CHANGE = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['new_password'],
-  properties: { current_password: { type: 'string', minLength: 1, maxLength: 256 }, new_password: { type: 'string', minLength: 8, maxLength: 256 } },
-};
+const { LOGIN, PASSWORD_CHANGE } = PLATFORM_SCHEMAS;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -58,8 +48,9 @@ function loginGuard(deps: HttpDeps) {
   };
 }
 
-export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, routes: RouteTable): void {
-  const version = 'v2';
+/** The handlers of the session and password operations (src/catalog/platform-operations.ts). */
+export function sessionHandlers(deps: HttpDeps): Record<string, RouteSpec> {
+  const version = CURRENT_VERSION.name;
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
   const users = deps.model.resources.get(deps.model.users)!;
@@ -71,8 +62,7 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     last_accessed: session.last_accessed,
   });
 
-  routes.add(`/${version}/sessions`, ['POST']);
-  app.post(`/${version}/sessions`, { onRequest: [ipLimitHook(deps), loginGuard(deps)] }, async (request: FastifyRequest, reply: FastifyReply) => {
+  const login: RouteSpec = { onRequest: [ipLimitHook(deps), loginGuard(deps)], handler: async (request: FastifyRequest, reply: FastifyReply) => {
     // Text that is not well-formed cannot be anyone's email or password: a wrong login like any other (401), counted.
     const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login', false);
     const account = loginName(body.email);
@@ -89,35 +79,31 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
     cookies.push(deps.deviceCookies.issue(account));
     reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
     return view(session.record, session.user, session.csrfToken);
-  });
+  } };
 
-  const current = `/${version}/sessions/current`;
-  routes.add(current, ['GET', 'DELETE']);
   const sessionOf = (request: FastifyRequest): { id: string; csrfToken: string } => {
     const s = request.principal?.session;
     if (!s) throw new AppError('NOT_FOUND', 'This request is not authenticated by a session cookie, so there is no current session.');
     return s;
   };
-  app.get(current, { onRequest: auth }, async (request, reply) => {
+  const current: RouteSpec = { onRequest: auth, handler: async (request, reply) => {
     const s = sessionOf(request);
     const record = await deps.sessions.get(s.id);
     const user = await deps.store.get(deps.model.users, request.principal!.userId!);
     if (!record || !user) throw new AppError('NOT_FOUND', 'The session has ended.');
     reply.header('cache-control', 'no-store');
     return view(record, user, s.csrfToken);
-  });
-  app.delete(current, { onRequest: auth, preHandler: csrf }, async (request, reply) => {
+  } };
+  const logout: RouteSpec = { onRequest: auth, preHandler: csrf, handler: async (request, reply) => {
     await deps.sessions.logout(sessionOf(request).id);
     // The renewed cookie authentication queued is void now: only the deletions go out.
     reply.removeHeader('set-cookie');
     const cookies = [clearCookie(deps.cookieNames, deps.cookieNames.session)];
     if (deps.config.csrfMode === 'double-submit') cookies.push(clearCookie(deps.cookieNames, deps.cookieNames.csrf));
     return reply.code(204).header('set-cookie', cookies).header('cache-control', 'no-store').send();
-  });
+  } };
 
-  const password = `/${version}/${users.name}/:id/password`;
-  routes.add(password, ['PUT']);
-  app.put(password, { onRequest: auth, preHandler: csrf }, async (request, reply) => {
+  const password: RouteSpec = { onRequest: auth, preHandler: csrf, handler: async (request, reply) => {
     const id = (request.params as { id: string }).id;
     if (!UUID.test(id)) throw new AppError('BAD_REQUEST', 'The id in the path is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
     const principal = request.principal!;
@@ -137,11 +123,18 @@ export function registerSessionRoutes(app: FastifyInstance, deps: HttpDeps, rout
       }
     }
     const hash = await deps.passwords.hash(body.new_password);
-    await deps.services.transact(principal, async (ctx) => {
+    await deps.services.transact(principal, async (ctx, tx) => {
       await ctx.services.update(users.name, target.record.id, { password_hash: hash });
-      await deps.sessions.endAllForUser(ctx.tx, target.record.id);
+      await deps.sessions.endAllForUser(tx, target.record.id);
     });
     if (principal.session) reply.removeHeader('set-cookie').header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
     return reply.code(204).header('cache-control', 'no-store').send();
-  });
+  } };
+
+  return {
+    [`${version}.sessions.create`]: login,
+    [`${version}.sessions.current.read`]: current,
+    [`${version}.sessions.current.delete`]: logout,
+    [`${version}.${users.name}.password.replace`]: password,
+  };
 }

@@ -1,5 +1,5 @@
 // Rate limits (DESIGN §11): per principal, per IP for anonymous traffic, global, and stricter login limits.
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../model/principal.js';
 import type { Consumption, Counters, ImmediateCounters, SlidingWindow, TokenBucket } from '../counters/types.js';
 import { AppError } from '../errors/app-error.js';
 import { addressKey } from './client-address.js';

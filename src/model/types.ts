@@ -1,6 +1,6 @@
 // Types of a resource definition: fields, relations, actions, permissions and hooks, as authors write them.
-import type { Principal } from '../auth/principal.js';
-import type { StoredRecord, Tx } from '../store/types.js';
+import type { Principal } from './principal.js';
+import type { StoredRecord } from './records.js';
 
 export type FieldType = 'string' | 'email' | 'uuid' | 'integer' | 'boolean' | 'enum' | 'timestamp' | 'money' | 'string[]' | 'object';
 
@@ -73,7 +73,6 @@ export interface PrepareContext {
 }
 
 export interface HookContext extends PrepareContext {
-  tx: Tx;
   /** True while a parent's delete cascades to this object. */
   cascading: boolean;
   /** Values shown once in the create response and never stored (an API key's secret). */

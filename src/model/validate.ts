@@ -27,18 +27,27 @@ interface Compiled {
   validate: ValidateFunction;
   writable: string[];
 }
-const cache = new Map<string, Compiled>();
+/**
+ * Compiled validators by compiled resource (not by name: two apps in one process may each have a
+ * `notes` resource with different fields), then by operation, role and body format.
+ */
+const cache = new WeakMap<CompiledResource, Map<string, Compiled>>();
 
 function validatorFor(resource: CompiledResource, op: WriteOp, role: string, format: BodyFormat): Compiled {
-  const key = `${resource.name}|${op}|${role}|${format}`;
-  let entry = cache.get(key);
+  let byKey = cache.get(resource);
+  if (!byKey) {
+    byKey = new Map();
+    cache.set(resource, byKey);
+  }
+  const key = `${op}|${role}|${format}`;
+  let entry = byKey.get(key);
   if (!entry) {
     const schema = bodySchema(resource, op, role);
     entry = {
       validate: (format === 'form' ? ajvForm : ajvJson).compile(schema),
       writable: Object.keys(schema.properties as Record<string, unknown>),
     };
-    cache.set(key, entry);
+    byKey.set(key, entry);
   }
   return entry;
 }

@@ -1,7 +1,7 @@
 // The /api-keys platform resource: admins create keys (secret shown once), bound to a user or acting as admin.
 import { defineResource, f } from '../model/define.js';
 import type { ResourceDef } from '../model/types.js';
-import { API_KEYS, generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+import { API_KEYS, generateApiKey, hashApiKey, keyPrefix } from './api-key-secrets.js';
 
 export function apiKeysResource(users: string): ResourceDef {
   return defineResource({

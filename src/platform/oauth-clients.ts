@@ -1,7 +1,7 @@
 // The /oauth-clients platform resource: admins register clients (secret shown once), with scopes and an optional certificate.
 import { defineResource, f } from '../model/define.js';
 import type { ResourceDef } from '../model/types.js';
-import { digest, randomSecret } from '../auth/secrets.js';
+import { digest, randomSecret } from '../lib/secrets.js';
 
 export const OAUTH_CLIENTS = 'oauth-clients';
 

@@ -1,7 +1,7 @@
 // Parses `field=value` and `field[op]=value` filters against the model's filterable paths.
 import type { ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import type { Condition, ConditionOp } from '../store/types.js';
+import type { Condition, ConditionOp } from '../model/records.js';
 import { parseValue } from './values.js';
 
 const OPS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in']);

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import type { Condition, SortKey } from '../store/types.js';
+import type { Condition, SortKey } from '../model/records.js';
 import { parseFilter } from './filters.js';
 import {
   DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, PAGINATION_PARAMS, decodePosition, detectStyle, encodePosition, parseCount, type PageRequest,

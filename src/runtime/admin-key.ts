@@ -1,14 +1,19 @@
 // Makes sure an admin API key with a known secret exists: CANON_ADMIN_API_KEY, or a generated one in development.
 import { v7 as uuidv7 } from 'uuid';
-import { API_KEYS, hashApiKey, keyPrefix } from '../auth/api-keys.js';
+import { API_KEYS, hashApiKey, keyPrefix } from '../platform/api-key-secrets.js';
 import type { CompiledModel } from '../model/compile.js';
 import { buildEvent } from '../services/events.js';
-import type { Store, StoredRecord } from '../store/types.js';
+import { SYSTEM } from '../model/principal.js';
+import type { ResourceService } from '../services/resource-service.js';
+import type { StoredRecord } from '../store/types.js';
 
-/** Inserts the key unless a key with this secret exists; returns whether it was created. */
-export async function ensureAdminKey(store: Store, model: CompiledModel, secret: string, name: string, now: string): Promise<boolean> {
+/**
+ * Inserts the key unless a key with this secret exists; returns whether it was created. Through the
+ * services' commit path, so its event reaches the fan-out after the commit like every other.
+ */
+export async function ensureAdminKey(services: ResourceService, model: CompiledModel, secret: string, name: string, now: string): Promise<boolean> {
   const hash = hashApiKey(secret);
-  return store.transaction(async (tx) => {
+  return services.transact(SYSTEM, async (_ctx, tx) => {
     if (await tx.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hash }])) return false;
     const record: StoredRecord = {
       id: uuidv7(), version: 1, created_at: now, updated_at: now,

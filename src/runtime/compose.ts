@@ -1,13 +1,13 @@
 // The composition root: config → store → model → services → HTTP app; nothing else wires adapters together.
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
-import { generateApiKey } from '../auth/api-keys.js';
+import { generateApiKey } from '../platform/api-key-secrets.js';
 import { CredentialCache } from '../auth/credential-cache.js';
 import type { Config } from '../config/config.js';
 import { buildHttpApp, type HttpApp } from '../http/app.js';
 import { Authenticator } from '../auth/authenticator.js';
 import type { ClientGrant } from '../auth/oauth-clients.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../model/principal.js';
 import { DeviceCookies } from '../auth/device-cookies.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { cookieNames, sessionCookie } from '../auth/session-cookies.js';
@@ -25,6 +25,7 @@ import { MemoryCounters } from '../counters/memory-counters.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
+import { buildCatalog, type Catalog } from '../catalog/catalog.js';
 import { ensureAdminKey } from './admin-key.js';
 import { existingValue, persistentValue, randomSecret } from './data-dir.js';
 import { openShared } from './open-shared.js';
@@ -42,6 +43,8 @@ import { seedIfEmpty } from './seed.js';
 
 export interface Runtime {
   app: HttpApp;
+  /** Every operation the app serves (src/catalog/catalog.ts). */
+  catalog: Catalog;
   store: Store;
   idempotency: Idempotency;
   signingKeys: SigningKeys;
@@ -67,8 +70,7 @@ export interface RuntimeOptions {
 }
 
 /** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
-export async function loadAppDef(modulePath: string | undefined): Promise<AppDef> {
-  if (!modulePath) return (await import('../../examples/commerce/index.js')).commerce;
+export async function loadAppDef(modulePath: string): Promise<AppDef> {
   const mod = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: AppDef };
   if (!mod.default) throw new Error(`${modulePath} must export the app definition (defineApp(...)) as its default export`);
   return mod.default;
@@ -83,8 +85,15 @@ export function withPlatform(app: AppDef): AppDef {
   return { ...app, resources: [...resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
 }
 
+/** The app to serve: the one given, else the module CANON_CONFIG names. Which app is the default is the caller's choice (the CLI serves the reference app). */
+async function appOf(config: Config, appDef: AppDef | undefined): Promise<AppDef> {
+  if (appDef) return appDef;
+  if (config.configModule) return loadAppDef(config.configModule);
+  throw new Error('No app to serve: pass an app definition, or name its module with CANON_CONFIG / --config.');
+}
+
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
-  const model = compileModel(withPlatform(appDef ?? (await loadAppDef(config.configModule))));
+  const model = compileModel(withPlatform(await appOf(config, appDef)));
   const { store } = openStore(config.databaseUrl, { poolSize: 1, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   await store.close();
@@ -92,7 +101,7 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
 
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = createLogger(config.logLevel, options.logger !== false, options.logDestination);
-  const appDef = withPlatform(options.appDef ?? (await loadAppDef(config.configModule)));
+  const appDef = withPlatform(await appOf(config, options.appDef));
   const model = compileModel(appDef);
   const { store, file } = openStore(config.databaseUrl, { poolSize: config.dbPoolSize, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
@@ -113,10 +122,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   let generatedAdminKey: string | undefined;
   if (config.adminApiKey) {
-    await ensureAdminKey(store, model, config.adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString());
+    await ensureAdminKey(services, model, config.adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString());
   } else if (!config.production) {
     generatedAdminKey = persistentValue(file, '.dev-admin-key', generateApiKey);
-    await ensureAdminKey(store, model, generatedAdminKey, 'admin (development)', clock().toISOString());
+    await ensureAdminKey(services, model, generatedAdminKey, 'admin (development)', clock().toISOString());
   }
   const seeded = config.seed ? await seedIfEmpty(appDef, store, services) : false;
 
@@ -141,8 +150,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   // Keys and clients are cached until the store's credentials epoch moves: a revocation anywhere is seen at once.
   const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
+  const catalog = buildCatalog(model);
   const app = await buildHttpApp({
-    model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
+    catalog, model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     passwords,
     deviceCookies: new DeviceCookies(secret, names),
     idempotency,
@@ -157,7 +167,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   await app.ready();
   const stopPurging = schedulePurge(idempotency, config.idempotencyPurgeIntervalSeconds, log);
   return {
-    app, store, signingKeys, idempotency, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout, passwords,
+    app, catalog, store, signingKeys, idempotency, services, model, config, generatedAdminKey, seeded, counters: shared.counters, fanout: shared.fanout, passwords,
     close: async () => {
       await stopPurging();
       await app.close();

@@ -1,5 +1,5 @@
 // Seeds demo data through the services (so events and hooks run) when the users table is empty.
-import { SYSTEM, type Principal } from '../auth/principal.js';
+import { SYSTEM, type Principal } from '../model/principal.js';
 import type { AppDef, Seeder } from '../model/types.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';

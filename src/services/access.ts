@@ -1,5 +1,5 @@
 // Ownership and per-object access: who owns a record (through parents too) and which links a principal may follow.
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../model/principal.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
 import type { Reader, StoredRecord } from '../store/types.js';
 import { directOwnerField, grantFor, ownsDirectly } from './permissions.js';

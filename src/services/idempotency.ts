@@ -1,7 +1,7 @@
 // Idempotency keys (DESIGN §11): a repeat replays the stored response; the record commits with the side effect.
-import { open, seal } from '../auth/key-crypto.js';
-import { digest } from '../auth/secrets.js';
-import type { Principal } from '../auth/principal.js';
+import { open, seal } from '../lib/key-crypto.js';
+import { digest } from '../lib/secrets.js';
+import type { Principal } from '../model/principal.js';
 import { AppError } from '../errors/app-error.js';
 import { UniqueViolation, type IdempotencyRecord, type Store, type Tx } from '../store/types.js';
 

@@ -1,5 +1,5 @@
 // Pure permission decisions from the model's grants: by role, by ownership, or for any authenticated principal.
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../model/principal.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
 import type { Grant } from '../model/types.js';
 import type { Condition, StoredRecord } from '../store/types.js';

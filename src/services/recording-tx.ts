@@ -11,6 +11,10 @@ export class RecordingTx implements Tx {
     return this.tx.get(resource, id);
   }
 
+  getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    return this.tx.getMany(resource, ids);
+  }
+
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     return this.tx.findOne(resource, where);
   }

@@ -1,7 +1,7 @@
 // Use cases over every resource, each write in one transaction with its event: shared by REST and, later, GraphQL.
 import { v7 as uuidv7 } from 'uuid';
 import type { PasswordHasher } from '../auth/password-hasher.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
@@ -82,10 +82,11 @@ export class ResourceService {
 
   /**
    * Runs platform work (a password change) in one transaction with the hooks' helpers, so its
-   * changes write their events and reach the fan-out like any other.
+   * changes write their events and reach the fan-out like any other. Platform code alone gets the
+   * transaction itself (for its internal tables); the hooks of resources never do.
    */
-  async transact<T>(principal: Principal, fn: (ctx: HookContext) => Promise<T>): Promise<T> {
-    return this.transaction((tx) => fn(this.hookContext({ principal }, tx, this.now())));
+  async transact<T>(principal: Principal, fn: (ctx: HookContext, tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction((tx) => fn(this.hookContext({ principal }, tx, this.now()), tx));
   }
 
   /** Refuses a request its credential's scopes do not cover (403, with the scope needed, RFC 6750 §3.1). */
@@ -364,7 +365,7 @@ export class ResourceService {
         return this.applyUpdate(tx, ctx, target, current, changes, now, eventType);
       },
     };
-    return { ...this.prepareContext(ctx, now), tx, services, cascading: false, reveal: {} };
+    return { ...this.prepareContext(ctx, now), services, cascading: false, reveal: {} };
   }
 }
 

@@ -1,27 +1,9 @@
 // The store contract: what every persistence adapter (SQLite, PostgreSQL) provides to the services.
 import type { CompiledModel } from '../model/compile.js';
 
-/** A stored object: system fields plus the model's fields, as domain values (money as {amount, currency}). */
-export interface StoredRecord {
-  id: string;
-  version: number;
-  created_at: string;
-  updated_at: string;
-  [field: string]: unknown;
-}
-
-export type ConditionOp = 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in';
-
-/** A condition on a query path (`status`, `price.amount`); values are already typed by the query layer. */
-export type Condition =
-  | { path: string; op: ConditionOp; value: unknown }
-  /** The object belongs to `value` through a parent: `order_id IN (SELECT id FROM orders WHERE user_id = value)`. */
-  | { path: string; op: 'owned_via'; parent: string; parentField: string; value: string };
-
-export interface SortKey {
-  path: string;
-  desc: boolean;
-}
+// Records and the conditions on them are the model's vocabulary (src/model/records.ts); the store speaks it.
+import type { Condition, SortKey, StoredRecord } from '../model/records.js';
+export type { Condition, ConditionOp, SortKey, StoredRecord } from '../model/records.js';
 
 export interface ListQuery {
   where: Condition[];
@@ -110,6 +92,8 @@ export interface IdempotencyRecord {
 /** Reads that see only committed data. */
 export interface Reader {
   get(resource: string, id: string): Promise<StoredRecord | null>;
+  /** Batch read (loaders): the records with these ids that exist, in the order of `ids`, each once; malformed ids find nothing. */
+  getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]>;
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null>;
   list(resource: string, query: ListQuery): Promise<ListResult>;
   listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]>;

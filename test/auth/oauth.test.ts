@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import * as oauth from 'oauth4webapi';
 import { importJWK, SignJWT, type JWK } from 'jose';
-import { open } from '../../src/auth/key-crypto.js';
+import { open } from '../../src/lib/key-crypto.js';
 import { SIGNING_KEYS } from '../../src/platform/internal.js';
 import { ADMIN_KEY, errorShape, FakeClock, MODES, startServer, type TestServer } from '../support/harness.js';
 

@@ -1,5 +1,5 @@
 // Per-collection fixtures for the generic collection suite: how to make rows, which filter and sort to walk with.
-import { SYSTEM } from '../../src/auth/principal.js';
+import { SYSTEM } from '../../src/model/principal.js';
 import type { ResourceService } from '../../src/services/resource-service.js';
 import type { TestServer } from '../support/harness.js';
 

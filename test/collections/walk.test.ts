@@ -1,7 +1,7 @@
 // The generic collection suite: every collection of the reference domain, 1,000 rows, every pagination style.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SYSTEM } from '../../src/auth/principal.js';
+import { SYSTEM } from '../../src/model/principal.js';
 import { publicView } from '../../src/services/views.js';
 import { MODES, startServer, type Mode, type TestServer } from '../support/harness.js';
 import { comparator, fixtures, type CollectionFixture } from './fixtures.js';

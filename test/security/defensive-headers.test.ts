@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resolveConfig } from '../../src/config/config.js';
 import { DEFAULT_HSTS } from '../../src/http/security-headers.js';
+import { commerce } from '../../examples/commerce/index.js';
 import { createRuntime } from '../../src/runtime/compose.js';
 import { ADMIN_KEY, createProduct, errorShape, GENEROUS_LIMITS, MODES, startServer, TEST_PASSWORD_COST, type Response, type TestServer } from '../support/harness.js';
 import { CertDir } from '../support/certs.js';
@@ -133,7 +134,7 @@ describe('a new SQLite database and its data directory are owner-only', () => {
   it('0700 for the directory Canon creates, 0600 for the database, its WAL and shared memory, and the generated admin key', async () => {
     const data = join(dir, 'data');
     const config = resolveConfig({ databaseUrl: `sqlite:${join(data, 'canon.db')}`, seed: false, passwordCost: TEST_PASSWORD_COST, logLevel: 'silent' });
-    const runtime = await createRuntime(config, { logger: false });
+    const runtime = await createRuntime(config, { logger: false, appDef: commerce });
     try {
       await runtime.store.transaction(async () => undefined);
       const mode = (name: string): string => (statSync(join(data, name)).mode & 0o777).toString(8);

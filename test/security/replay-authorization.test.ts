@@ -71,13 +71,8 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
     after(async () => server.close());
 
     it('the table below covers every POST route and POST action the model generates', () => {
-      const routes: string[] = [];
-      for (const r of server.runtime.model.resources.values()) {
-        if (r.def.internal) continue;
-        routes.push(`/v2/${r.name}`);
-        for (const child of r.children) routes.push(`/v2/${r.name}/:id/${child.resource}`);
-        for (const [name, action] of Object.entries(r.def.actions ?? {})) if (action.method === 'POST') routes.push(`/v2/${r.name}/:id/${name}`);
-      }
+      // The catalog's inventory: every keyed (idempotent) POST the server serves.
+      const routes = server.runtime.catalog.operations.filter((op) => op.method === 'POST' && op.idempotent).map((op) => op.path);
       assert.deepEqual([...fixtures.keys()].sort(), routes.sort());
     });
 

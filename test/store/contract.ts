@@ -93,6 +93,18 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       assert.equal(await store.get('contract-things', a.id), null);
     });
 
+    it('reads many by id: those that exist, in the order asked, each once, malformed ids finding nothing', async () => {
+      const [a, b, c] = [thing({ label: 'many-a' }), thing({ label: 'many-b' }), thing({ label: 'many-c' })];
+      await store.transaction(async (tx) => {
+        for (const r of [a, b, c]) await tx.insert('contract-things', r);
+      });
+      const got = await store.getMany('contract-things', [c.id, id(), a.id, 'not-a-uuid', c.id.toUpperCase(), b.id]);
+      assert.deepEqual(got.map((r) => r.label), ['many-c', 'many-a', 'many-b']);
+      assert.deepEqual(got[1], a);
+      assert.deepEqual(await store.getMany('contract-things', []), []);
+      await store.transaction(async (tx) => assert.deepEqual((await tx.getMany('contract-things', [b.id])).map((r) => r.id), [b.id]));
+    });
+
     it('sums exact integer products over matching rows, and 0 over none', async () => {
       const label = `sum-${seq}`;
       const big = 999_999_999_999_999;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fromEnv, resolveConfig } from '../../src/config/config.js';
+import { commerce } from '../../examples/commerce/index.js';
 import { createRuntime } from '../../src/runtime/compose.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import { TEST_PASSWORD_COST } from '../support/harness.js';
@@ -15,7 +16,7 @@ describe('SQLite durability', () => {
 
   const synchronousOf = async (env: NodeJS.ProcessEnv): Promise<number> => {
     const config = resolveConfig({ ...fromEnv(env), databaseUrl: `sqlite:${join(dir, `${Math.random()}.db`)}`, seed: false, secret: 's', passwordCost: TEST_PASSWORD_COST, logLevel: 'silent' });
-    const runtime = await createRuntime(config, { logger: false });
+    const runtime = await createRuntime(config, { logger: false, appDef: commerce });
     try {
       assert.ok(runtime.store instanceof SqliteStore);
       return runtime.store.synchronous;

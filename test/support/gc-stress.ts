@@ -2,10 +2,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compileModel } from '../../src/model/compile.js';
-import { loadAppDef, withPlatform } from '../../src/runtime/compose.js';
+import { withPlatform } from '../../src/runtime/compose.js';
+import { commerce } from '../../examples/commerce/index.js';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 
-const model = compileModel(withPlatform(await loadAppDef(undefined)));
+const model = compileModel(withPlatform(commerce));
 const server = createServer((req, res) => {
   // Garbage on every request: collections start from wherever allocation happens, I/O callbacks included.
   const junk = Array.from({ length: 2000 }, (_, i) => ({ i, s: `x${i}` }));

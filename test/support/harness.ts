@@ -5,6 +5,7 @@ import type { RateLimits } from '../../src/limits/rate-limiter.js';
 import type { AppDef } from '../../src/model/types.js';
 import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime/compose.js';
 import { createTestDatabase, PG_URL } from './pg.js';
+import { commerce } from '../../examples/commerce/index.js';
 
 export const ADMIN_KEY = 'ck_test_admin_key_0123456789abcdefghij';
 
@@ -70,7 +71,7 @@ export class FakeClock {
 export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef, clock?: FakeClock, runtimeOptions: RuntimeOptions = {}): Promise<TestServer> {
   const db = mode.endsWith('/postgres') ? await createTestDatabase() : undefined;
   const config = resolveConfig({ rateLimits: GENEROUS_LIMITS, databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
-  const runtime = await createRuntime(config, { logger: false, ...(appDef ? { appDef } : {}), ...(clock ? { clock: clock.now } : {}), ...runtimeOptions });
+  const runtime = await createRuntime(config, { logger: false, appDef: appDef ?? commerce, ...(clock ? { clock: clock.now } : {}), ...runtimeOptions });
   let baseUrl: string | undefined;
   const transport: Transport = mode.startsWith('listen') ? 'listen' : 'inject';
   if (transport === 'listen') baseUrl = await runtime.app.listen({ port: 0, host: '127.0.0.1' });

@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
-import { RANK_COLUMN, listSql, quote, sumSql, whereClause } from '../sql/queries.js';
+import { RANK_COLUMN, inOrder, listSql, quote, sumSql, uniqueIds, whereClause } from '../sql/queries.js';
 import {
   StoreBusy, UniqueViolation,
   type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type LockMode, type Store, type StoredEvent, type StoredRecord, type Tx,
@@ -70,6 +70,14 @@ class PgOps implements Tx {
       if ((err as { code?: string }).code === '22P02') return null;
       throw err;
     }
+  }
+
+  async getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    const r = this.resource(resource);
+    const wanted = uniqueIds(ids);
+    if (wanted.length === 0) return [];
+    const rows = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`, wanted);
+    return inOrder(wanted, rows.map((row) => fromRow(r, row, pgCodec)));
   }
 
   async lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
@@ -279,6 +287,10 @@ export class PgStore implements Store {
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     return this.reads.findOne(resource, where);
+  }
+
+  getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    return this.reads.getMany(resource, ids);
   }
 
   list(resource: string, query: ListQuery): Promise<ListResult> {

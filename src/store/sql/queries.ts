@@ -1,7 +1,7 @@
 // Builds parameterised SQL for conditions, ordering, keyset positions and searches, for any SQL dialect;
 // client values only ever travel as bound parameters (written `?`; PostgreSQL numbers them).
 import type { CompiledResource } from '../../model/compile.js';
-import type { Condition, ListQuery, SortKey } from '../types.js';
+import type { Condition, ListQuery, SortKey, StoredRecord } from '../types.js';
 
 /** What differs between SQL engines in the statements Canon builds. */
 export interface Dialect {
@@ -132,6 +132,24 @@ function leadingBound(d: Dialect, resource: CompiledResource, key: SortKey, valu
 
 export function orderClause(d: Dialect, resource: CompiledResource, orderBy: SortKey[]): string {
   return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}${d.nulls(k.desc, nullable(resource, k.path))}`).join(', ');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The distinct well-formed ids of a batch read, at most 1000 (a loader batches per request), lower case as stored. */
+export function uniqueIds(ids: readonly string[]): string[] {
+  const wanted = [...new Set(ids.map((id) => id.toLowerCase()).filter((id) => UUID.test(id)))];
+  if (wanted.length > 1000) throw new Error(`getMany reads at most 1000 ids at once, not ${wanted.length}`);
+  return wanted;
+}
+
+/** `records` in the order of `ids` (SQL returns them in any order). */
+export function inOrder(ids: readonly string[], records: StoredRecord[]): StoredRecord[] {
+  const byId = new Map(records.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const r = byId.get(id);
+    return r ? [r] : [];
+  });
 }
 
 /** `SELECT COALESCE(SUM(a * b …), 0) AS total` over the matching rows: integer columns stay integers in both engines. */

@@ -15,7 +15,7 @@ import { IdempotencyDirectory } from './idempotency-directory.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
-import { RANK_COLUMN, listSql, sumSql, whereClause } from '../sql/queries.js';
+import { RANK_COLUMN, inOrder, listSql, sumSql, uniqueIds, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { sqliteCodec } from './rows.js';
@@ -49,6 +49,14 @@ class SqliteOps implements Tx {
     const r = this.resource(resource);
     const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id = ?`).get(id) as Row | undefined;
     return row ? fromRow(r, row, sqliteCodec) : null;
+  }
+
+  async getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    const r = this.resource(resource);
+    const wanted = uniqueIds(ids);
+    if (wanted.length === 0) return [];
+    const rows = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`).all(...wanted) as Row[];
+    return inOrder(wanted, rows.map((row) => fromRow(r, row, sqliteCodec)));
   }
 
   /** One writer at a time (BEGIN IMMEDIATE): a write transaction holds every row already. */
@@ -319,6 +327,10 @@ export class SqliteStore implements Store {
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
     return this.read((o) => o.findOne(resource, where));
+  }
+
+  getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    return this.read((o) => o.getMany(resource, ids));
   }
 
   /** In a write transaction: one process on the file at a time, so the first one's value is what all read. */

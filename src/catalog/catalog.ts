@@ -1,0 +1,56 @@
+// The operation catalog: every operation the server serves, one entry each, built once from the model; nothing is routed outside it.
+import type { CompiledModel } from '../model/compile.js';
+import { CURRENT_VERSION, VERSIONS, type ApiVersion } from '../model/versions.js';
+import type { HttpMethod, Operation } from './operation.js';
+import { platformOperations } from './platform-operations.js';
+import { resourceOperations } from './resource-operations.js';
+
+export class Catalog {
+  readonly operations: readonly Operation[];
+  private readonly byId = new Map<string, Operation>();
+  /** Each path template with the pattern that recognises its concrete paths, and its methods. */
+  private readonly paths: Array<{ template: string; pattern: RegExp; methods: Set<string> }> = [];
+
+  constructor(operations: Operation[]) {
+    this.operations = Object.freeze([...operations]);
+    for (const op of operations) {
+      if (this.byId.has(op.id)) throw new Error(`two operations are named ${op.id}`);
+      this.byId.set(op.id, op);
+      let entry = this.paths.find((p) => p.template === op.path);
+      if (!entry) {
+        const source = op.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+        entry = { template: op.path, pattern: new RegExp(`^${source}$`), methods: new Set() };
+        this.paths.push(entry);
+      }
+      if (entry.methods.has(op.method)) throw new Error(`${op.method} ${op.path} is declared twice`);
+      entry.methods.add(op.method);
+    }
+  }
+
+  get(id: string): Operation | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The operation `method` on a path template (`/v2/products/:id`). */
+  find(method: HttpMethod, template: string): Operation | undefined {
+    return this.operations.find((op) => op.method === method && op.path === template);
+  }
+
+  /**
+   * The `Allow` value for a concrete path (RFC 9110 §10.2.1), or undefined when no operation has that path:
+   * its methods, HEAD with GET, and OPTIONS on every path.
+   */
+  allow(path: string): string | undefined {
+    const clean = path.split('?')[0]!;
+    const entry = this.paths.find((p) => p.pattern.test(clean));
+    if (!entry) return undefined;
+    const methods = new Set([...entry.methods, 'OPTIONS']);
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort().join(', ');
+  }
+}
+
+/** The catalog of an app: the platform's operations, then every resource's in every version served. */
+export function buildCatalog(model: CompiledModel, versions: readonly ApiVersion[] = VERSIONS): Catalog {
+  return new Catalog([...platformOperations(model, CURRENT_VERSION.name), ...versions.flatMap((v) => resourceOperations(model, v))]);
+}

@@ -1,0 +1,54 @@
+// What one operation of the API is, as pure data: the single description that routing, OPTIONS/405, the lean read path and the tests read (and OpenAPI, GraphQL and the client will).
+import type { ErrorCode } from '../errors/catalog.js';
+import type { JsonSchema } from '../model/schema.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * What an operation does. Resource operations (`list` … `view`) are derived from the model and handled alike
+ * for every resource; `platform` operations (sessions, the token endpoint, health) each have their own handler.
+ */
+export type OperationKind = 'list' | 'create' | 'read' | 'replace' | 'update' | 'delete' | 'action' | 'view' | 'platform';
+
+/** How a request is authenticated: any credential (DESIGN §8), none at all, or the OAuth client's own (the token endpoint). */
+export type Authentication = 'required' | 'none' | 'client';
+
+export interface OperationInput {
+  /** Path parameters (`id`), as one object schema. */
+  path?: JsonSchema;
+  /** Query parameters, as one object schema (filters as `field` and `field[op]` properties). */
+  query?: JsonSchema;
+  /** Request headers the operation reads besides authentication (`If-Match`, `Idempotency-Key`). */
+  headers?: JsonSchema;
+  /** The body, by content type. */
+  body?: Record<string, JsonSchema>;
+}
+
+export interface Operation {
+  /** Stable and unique: `v2.products.list`, `v2.orders.cancel`, `oauth.token`. */
+  id: string;
+  method: HttpMethod;
+  /** The path template with `:name` parameters, as routed. */
+  path: string;
+  kind: OperationKind;
+  /** Resource operations: the version, the resource, the parent of a nested collection, the action's name. */
+  version?: string;
+  resource?: string;
+  parent?: { resource: string; field: string };
+  action?: string;
+  input: OperationInput;
+  /** The response body by status; null for a response without a body (204, 304). */
+  output: Record<number, JsonSchema | null>;
+  /** Every error code the operation can answer with (each has its status in the error catalog). */
+  errors: ErrorCode[];
+  authentication: Authentication;
+  /** Who may call it: roles, `owner`, `authenticated` (empty: anyone who reaches it). */
+  grants: string[];
+  /** The scopes a restricted credential needs (any one of them). */
+  scopes: string[];
+  /** Whether cookie-authenticated calls need the CSRF token (unsafe methods). */
+  csrf: boolean;
+  /** Whether `Idempotency-Key` is honoured. */
+  idempotent: boolean;
+  description: string;
+}

@@ -1,0 +1,102 @@
+// The operations outside the resource model: cookie sessions, the password change, OAuth (token, metadata, keys) and health.
+import type { ErrorCode } from '../errors/catalog.js';
+import type { CompiledModel } from '../model/compile.js';
+import type { JsonSchema } from '../model/schema.js';
+import type { Operation } from './operation.js';
+
+const TRANSPORT: ErrorCode[] = ['NOT_ACCEPTABLE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const BODY: ErrorCode[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'VALIDATION_ERROR', 'EXPECTATION_FAILED'];
+
+const LOGIN: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['email', 'password'],
+  properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 256 }, csrf_token: { type: 'string' } },
+};
+
+const PASSWORD_CHANGE: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['new_password'],
+  properties: { current_password: { type: 'string', minLength: 1, maxLength: 256 }, new_password: { type: 'string', minLength: 8, maxLength: 256 } },
+};
+
+const SESSION: JsonSchema = {
+  type: 'object',
+  required: ['user', 'csrf_token', 'expires_at', 'created_at', 'last_accessed'],
+  properties: { user: { type: 'object' }, csrf_token: { type: 'string' }, expires_at: { type: 'string', format: 'date-time' }, created_at: { type: 'string', format: 'date-time' }, last_accessed: { type: 'string', format: 'date-time' } },
+};
+
+const TOKEN_REQUEST: JsonSchema = {
+  type: 'object',
+  required: ['grant_type'],
+  properties: { grant_type: { const: 'client_credentials' }, scope: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' } },
+};
+
+const TOKEN: JsonSchema = {
+  type: 'object',
+  required: ['access_token', 'token_type', 'expires_in'],
+  properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, scope: { type: 'string' } },
+};
+
+/** The bodies of the request schemas, shared with the handlers that validate them (src/http/session-routes.ts). */
+export const PLATFORM_SCHEMAS = { LOGIN, PASSWORD_CHANGE } as const;
+
+/** Every platform operation, with the paths the model decides (the users resource) and the current version. */
+export function platformOperations(model: CompiledModel, version: string): Operation[] {
+  const none = { authentication: 'none' as const, grants: [], scopes: [], csrf: false, idempotent: false };
+  const users = model.users;
+  return [
+    {
+      ...none, id: `${version}.sessions.create`, method: 'POST', path: `/${version}/sessions`, kind: 'platform',
+      input: { body: { 'application/json': LOGIN, 'application/x-www-form-urlencoded': LOGIN } },
+      output: { 201: SESSION },
+      errors: [...TRANSPORT, ...BODY, 'UNAUTHENTICATED', 'CROSS_SITE_REQUEST', 'RATE_LIMITED'],
+      description: 'Logs in with an email and a password: a session cookie (and a device cookie) for this browser.',
+    },
+    {
+      ...none, authentication: 'required', grants: ['authenticated'], id: `${version}.sessions.current.read`, method: 'GET', path: `/${version}/sessions/current`, kind: 'platform',
+      input: {}, output: { 200: SESSION }, errors: [...TRANSPORT, 'UNAUTHENTICATED', 'NOT_FOUND', 'RATE_LIMITED'],
+      description: 'The session the request is authenticated by, with its CSRF token.',
+    },
+    {
+      ...none, authentication: 'required', grants: ['authenticated'], csrf: true, id: `${version}.sessions.current.delete`, method: 'DELETE', path: `/${version}/sessions/current`, kind: 'platform',
+      input: {}, output: { 204: null }, errors: [...TRANSPORT, 'UNAUTHENTICATED', 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'RATE_LIMITED'],
+      description: 'Logs out: ends the current session and clears its cookies.',
+    },
+    {
+      ...none, authentication: 'required', grants: ['admin', 'owner'], scopes: [`${users}:write`, '*'], csrf: true, id: `${version}.${users}.password.replace`, method: 'PUT', path: `/${version}/${users}/:id/password`, kind: 'platform',
+      input: { path: { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } }, body: { 'application/json': PASSWORD_CHANGE, 'application/x-www-form-urlencoded': PASSWORD_CHANGE } },
+      output: { 204: null }, errors: [...TRANSPORT, ...BODY, 'UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'FORBIDDEN', 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'RATE_LIMITED'],
+      description: 'Changes a password (users give their current one) and ends every session of the user.',
+    },
+    {
+      ...none, authentication: 'client', id: 'oauth.token', method: 'POST', path: '/oauth/token', kind: 'platform',
+      input: { body: { 'application/x-www-form-urlencoded': TOKEN_REQUEST } },
+      output: { 200: TOKEN },
+      // RFC 6749 §5.2: the endpoint answers its errors in OAuth's body, not the Canon one; these are the transport failures before it.
+      errors: ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'NOT_ACCEPTABLE'],
+      description: 'OAuth 2.0 client credentials grant (RFC 6749 §4.4): a bearer token for the client.',
+    },
+    {
+      ...none, id: 'oauth.metadata', method: 'GET', path: '/.well-known/oauth-authorization-server', kind: 'platform',
+      input: {}, output: { 200: { type: 'object', required: ['issuer', 'token_endpoint', 'jwks_uri'] } }, errors: [...TRANSPORT],
+      description: 'Authorization server metadata (RFC 8414).',
+    },
+    {
+      ...none, id: 'oauth.jwks', method: 'GET', path: '/.well-known/jwks.json', kind: 'platform',
+      input: {}, output: { 200: { type: 'object', required: ['keys'], properties: { keys: { type: 'array' } } } }, errors: [...TRANSPORT],
+      description: 'The public keys that verify bearer tokens (RFC 7517).',
+    },
+    {
+      ...none, id: 'health.live', method: 'GET', path: '/healthz', kind: 'platform',
+      input: {}, output: { 200: { type: 'object', required: ['status'], properties: { status: { const: 'ok' } } } }, errors: [...TRANSPORT],
+      description: 'Liveness: the process answers.',
+    },
+    {
+      ...none, id: 'health.ready', method: 'GET', path: '/readyz', kind: 'platform',
+      input: {}, output: { 200: { type: 'object', required: ['status', 'checks'] } }, errors: [...TRANSPORT],
+      description: 'Readiness: the store answers (503 otherwise); Redis being down only degrades it.',
+    },
+  ];
+}

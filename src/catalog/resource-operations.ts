@@ -1,0 +1,98 @@
+// The operations of every resource, derived from the model for each version: collections, objects, actions and nested collections.
+import type { ErrorCode } from '../errors/catalog.js';
+import type { CompiledModel, CompiledResource } from '../model/compile.js';
+import { listSchema, objectSchema } from '../model/output-schema.js';
+import { bodySchema, type JsonSchema } from '../model/schema.js';
+import type { ApiVersion } from '../model/versions.js';
+import type { Operation } from './operation.js';
+
+/** Codes any authenticated operation can answer with, before it does anything of its own. */
+const EVERY: ErrorCode[] = ['UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'FORBIDDEN', 'NOT_ACCEPTABLE', 'URI_TOO_LONG', 'INVALID_QUERY', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/** And those of any operation that reads a body. */
+const WITH_BODY: ErrorCode[] = ['CSRF_TOKEN_INVALID', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'VALIDATION_ERROR', 'EXPECTATION_FAILED'];
+const IDEMPOTENT: ErrorCode[] = ['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED'];
+
+const ID_PATH: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } };
+const IDEMPOTENCY_HEADERS: JsonSchema = { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } };
+const CONDITIONAL_READ: JsonSchema = { type: 'object', properties: { 'if-none-match': { type: 'string' }, 'if-modified-since': { type: 'string' } } };
+const CONDITIONAL_WRITE: JsonSchema = { type: 'object', properties: { 'if-match': { type: 'string' }, 'if-unmodified-since': { type: 'string' } } };
+
+/** Body schemas by content type: JSON and HTML forms everywhere, merge patches on PATCH. The admin's (widest) fields; other roles get a subset. */
+function bodies(r: CompiledResource, op: 'create' | 'replace', patch = false): Record<string, JsonSchema> {
+  const schema = bodySchema(r, op, 'admin');
+  const loose = patch ? { ...schema, required: [] } : schema;
+  return patch
+    ? { 'application/merge-patch+json': loose, 'application/json': loose, 'application/x-www-form-urlencoded': loose }
+    : { 'application/json': loose, 'application/x-www-form-urlencoded': loose };
+}
+
+/** The query a collection takes: every pagination parameter, `sort`, `fields`, `q` where searchable, and each filter. */
+export function listQuerySchema(r: CompiledResource): JsonSchema {
+  const properties: Record<string, JsonSchema> = {
+    limit: { type: 'integer', minimum: 1, maximum: 100 },
+    cursor: { type: 'string' },
+    offset: { type: 'integer', minimum: 0 },
+    page: { type: 'integer', minimum: 1 },
+    per_page: { type: 'integer', minimum: 1, maximum: 100 },
+    page_size: { type: 'integer', minimum: 1, maximum: 100 },
+    page_token: { type: 'string' },
+    after_id: { type: 'string', format: 'uuid' },
+    sort: { type: 'string', description: `Comma-separated; '-' for descending. Sortable: ${[...r.paths.values()].filter((p) => p.sortable).map((p) => p.path).join(', ')}.` },
+    fields: { type: 'string', description: 'Comma-separated fields to return.' },
+  };
+  if (r.searchable.length > 0) properties.q = { type: 'string', maxLength: 200 };
+  for (const p of r.paths.values()) {
+    if (!p.filterable) continue;
+    const value: JsonSchema = p.type === 'integer' ? { type: 'integer' } : p.type === 'boolean' ? { type: 'boolean' } : p.values ? { type: 'string', enum: [...p.values] } : p.type === 'timestamp' ? { type: 'string', format: 'date-time' } : { type: 'string' };
+    properties[p.path] = value;
+    for (const op of ['ne', 'gt', 'gte', 'lt', 'lte']) properties[`${p.path}[${op}]`] = value;
+    properties[`${p.path}[in]`] = { type: 'string', description: 'Comma-separated values, at most 100.' };
+  }
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+function label(r: CompiledResource): string {
+  return r.singular.replace(/_/g, ' ');
+}
+
+/** Every operation of every routed resource in `version`, in registration order. */
+export function resourceOperations(model: CompiledModel, version: ApiVersion): Operation[] {
+  const out: Operation[] = [];
+  const v = version.name;
+  for (const r of model.resources.values()) {
+    if (r.def.internal) continue;
+    const base = `/${v}/${r.name}`;
+    const item = `${base}/:id`;
+    const read = { scopes: [`${r.name}:read`, `${r.name}:write`, '*'], grants: [...r.def.permissions.read] };
+    const write = (grants: string[]): Pick<Operation, 'scopes' | 'grants'> => ({ scopes: [`${r.name}:write`, '*'], grants: [...grants] });
+    const common = { version: v, resource: r.name, authentication: 'required' as const };
+    out.push(
+      { ...common, ...read, id: `${v}.${r.name}.list`, method: 'GET', path: base, kind: 'list', input: { query: listQuerySchema(r) }, output: { 200: listSchema(r) }, errors: [...EVERY], csrf: false, idempotent: false, description: `Lists ${r.name} the caller may see, a page at a time.` },
+      { ...common, ...write(r.def.permissions.create), id: `${v}.${r.name}.create`, method: 'POST', path: base, kind: 'create', input: { headers: IDEMPOTENCY_HEADERS, body: bodies(r, 'create') }, output: { 201: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'CONFLICT', 'INVALID_STATE'], csrf: true, idempotent: true, description: `Creates a ${label(r)}.` },
+      { ...common, ...read, id: `${v}.${r.name}.read`, method: 'GET', path: item, kind: 'read', input: { path: ID_PATH, headers: CONDITIONAL_READ }, output: { 200: objectSchema(r), 304: null }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `Reads one ${label(r)}.` },
+      { ...common, ...write(r.def.permissions.update), id: `${v}.${r.name}.replace`, method: 'PUT', path: item, kind: 'replace', input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace') }, output: { 200: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Replaces a ${label(r)} whole (omitted optional fields become null).` },
+      { ...common, ...write(r.def.permissions.update), id: `${v}.${r.name}.update`, method: 'PATCH', path: item, kind: 'update', input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace', true) }, output: { 200: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Changes some fields of a ${label(r)} (RFC 7396 merge patch).` },
+      { ...common, ...write(r.def.permissions.delete), id: `${v}.${r.name}.delete`, method: 'DELETE', path: item, kind: 'delete', input: { path: ID_PATH, headers: CONDITIONAL_WRITE }, output: { 204: null }, errors: [...EVERY, 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Deletes a ${label(r)}.` },
+    );
+    for (const [name, action] of Object.entries(r.def.actions ?? {})) {
+      const path = `${item}/${name}`;
+      if (action.method === 'POST') {
+        out.push({ ...common, ...write(action.allow), id: `${v}.${r.name}.${name}`, method: 'POST', path, kind: 'action', action: name, input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS }, output: { 200: objectSchema(r) }, errors: [...EVERY, 'CSRF_TOKEN_INVALID', ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE', 'EXPECTATION_FAILED'], csrf: true, idempotent: true, description: `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.` });
+      } else {
+        const view: JsonSchema = { type: 'object', required: ['links'], properties: { links: { type: 'array' } } };
+        out.push({ ...common, ...read, grants: [...action.allow], id: `${v}.${r.name}.${name}`, method: 'GET', path, kind: 'view', action: name, input: { path: ID_PATH }, output: { 200: view }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `The ${name} of a ${label(r)}; 404 outside the states it exists in.` });
+      }
+    }
+    for (const child of r.children) {
+      const c = model.resources.get(child.resource)!;
+      const path = `${item}/${child.resource}`;
+      const parent = { resource: r.name, field: child.field };
+      const childCommon = { version: v, resource: c.name, parent, authentication: 'required' as const };
+      out.push(
+        { ...childCommon, scopes: [`${c.name}:read`, `${c.name}:write`, '*'], grants: [...c.def.permissions.read], id: `${v}.${r.name}.${c.name}.list`, method: 'GET', path, kind: 'list', input: { path: ID_PATH, query: listQuerySchema(c) }, output: { 200: listSchema(c) }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `Lists the ${c.name} of one ${label(r)}.` },
+        { ...childCommon, scopes: [`${c.name}:write`, '*'], grants: [...c.def.permissions.create], id: `${v}.${r.name}.${c.name}.create`, method: 'POST', path, kind: 'create', input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: bodies(c, 'create') }, output: { 201: objectSchema(c) }, errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE'], csrf: true, idempotent: true, description: `Creates a ${label(c)} under one ${label(r)}.` },
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,45 @@
+// What the HTTP layer is given by the composition root: the catalog, the services and every collaborator its handlers call.
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { DeviceCookies } from '../auth/device-cookies.js';
+import type { PasswordHasher } from '../auth/password-hasher.js';
+import type { CookieNames } from '../auth/session-cookies.js';
+import type { SessionManager } from '../auth/sessions.js';
+import type { SigningKeys } from '../auth/signing-keys.js';
+import type { TokenService } from '../auth/tokens.js';
+import type { Catalog } from '../catalog/catalog.js';
+import type { Config } from '../config/config.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { CompiledModel } from '../model/compile.js';
+import type { Idempotency } from '../services/idempotency.js';
+import type { ResourceService } from '../services/resource-service.js';
+import type { Store } from '../store/types.js';
+
+export interface HttpDeps {
+  /** Every operation served (src/catalog/catalog.ts): routes, Allow and the lean read path's targets come from it. */
+  catalog: Catalog;
+  model: CompiledModel;
+  services: ResourceService;
+  store: Store;
+  config: Config;
+  auth: Authenticator;
+  tokens: TokenService;
+  signingKeys: SigningKeys;
+  sessions: SessionManager;
+  cookieNames: CookieNames;
+  /** The OAuth issuer (the public base URL), decided once the server listens. */
+  issuer: () => string;
+  /** Every password hash and check, through the process's bounded queue. */
+  passwords: PasswordHasher;
+  deviceCookies: DeviceCookies;
+  idempotency: Idempotency;
+  limiter: RateLimiter;
+  /** The secret that signs cursors. */
+  secret: string;
+  /**
+   * What /readyz checks: `required` dependencies make it 503 when down (the store); `optional` ones
+   * only degrade it (Redis: rate limits then count per process).
+   */
+  readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
+  log: Logger;
+}

@@ -1,0 +1,98 @@
+// JSON Schemas of what clients receive, generated from the model beside the request-body schemas (src/model/schema.ts).
+import type { CompiledResource } from './compile.js';
+import { fieldSchema, type JsonSchema } from './schema.js';
+
+/** A hypermedia link as every object and list carries them (src/http/render.ts). */
+export const LINK_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['rel', 'href', 'method'],
+  additionalProperties: false,
+  properties: { rel: { type: 'string' }, href: { type: 'string' }, method: { type: 'string', enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] } },
+};
+
+/** The DESIGN §5 error body, the same on every operation. */
+export const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  additionalProperties: false,
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'timestamp', 'request_id'],
+      additionalProperties: false,
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: {
+          type: 'array',
+          maxItems: 100,
+          items: { type: 'object', required: ['field', 'message'], properties: { field: { type: 'string' }, message: { type: 'string' }, value: {} } },
+        },
+        details_omitted: { type: 'integer', minimum: 1 },
+        timestamp: { type: 'string', format: 'date-time' },
+        request_id: { type: 'string' },
+      },
+    },
+  },
+};
+
+/** The system fields every object shows (its version is in its ETag, not its body). */
+const SYSTEM_FIELDS: Record<string, JsonSchema> = {
+  id: { type: 'string', format: 'uuid' },
+  created_at: { type: 'string', format: 'date-time' },
+  updated_at: { type: 'string', format: 'date-time' },
+};
+
+/** One object as rendered in the latest version: system fields, every rendered field, and `links`. */
+export function objectSchema(resource: CompiledResource): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  for (const name of resource.rendered) {
+    const system = SYSTEM_FIELDS[name];
+    if (system) {
+      properties[name] = system;
+      continue;
+    }
+    const field = resource.fields[name];
+    if (!field) continue;
+    // What was stored is what is shown: no defaults, and any field may be null unless it is required.
+    const { default: _default, ...shown } = fieldSchema({ ...field, default: undefined });
+    properties[name] = field.required ? shown : { ...shown, type: nullableType(shown.type) };
+    if (field.description) properties[name] = { ...properties[name], description: field.description };
+  }
+  properties.links = { type: 'array', items: LINK_SCHEMA };
+  return { type: 'object', required: ['id', 'created_at', 'updated_at', 'links'], additionalProperties: false, properties };
+}
+
+function nullableType(type: unknown): unknown {
+  const types = Array.isArray(type) ? type : [type];
+  return types.includes('null') ? types : [...types, 'null'];
+}
+
+/**
+ * A page of a collection: `data`, then the envelope of the pagination style the query chose (DESIGN §6:
+ * cursor and keyset `pagination`, offset and page totals, or `next_page_token`), and `links`.
+ */
+export function listSchema(resource: CompiledResource): JsonSchema {
+  return {
+    type: 'object',
+    required: ['data', 'links'],
+    additionalProperties: false,
+    properties: {
+      data: { type: 'array', items: objectSchema(resource) },
+      pagination: {
+        type: 'object',
+        properties: {
+          next_cursor: { type: ['string', 'null'] },
+          has_more: { type: 'boolean' },
+          offset: { type: 'integer', minimum: 0 },
+          limit: { type: 'integer', minimum: 1 },
+          page: { type: 'integer', minimum: 1 },
+          per_page: { type: 'integer', minimum: 1 },
+          total: { type: 'integer', minimum: 0 },
+        },
+      },
+      next_page_token: { type: 'string' },
+      links: { type: 'array', items: LINK_SCHEMA },
+    },
+  };
+}
