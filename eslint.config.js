@@ -11,7 +11,7 @@ const LAYERS = {
   errors: ['lib'],
   model: ['lib', 'errors'],
   query: ['lib', 'errors', 'model'],
-  catalog: ['lib', 'errors', 'model'],
+  catalog: ['lib', 'errors', 'model', 'platform'],
   store: ['lib', 'errors', 'model'],
   counters: ['lib', 'errors'],
   fanout: ['lib', 'errors', 'model', 'store'],

@@ -1,15 +1,16 @@
 // One entry for every mechanism (API key, bearer token, session cookie, client certificate) → one Principal.
-import { AppError } from '../errors/app-error.js';
+import { AppError, type Challenge } from '../errors/app-error.js';
 import { principalForApiKey, type CredentialReader } from './api-keys.js';
 import type { CredentialCache } from './credential-cache.js';
 import { currentClientGrant, effectiveScopes, principalForCertificate, type ClientGrant } from './oauth-clients.js';
 import type { Principal } from '../model/principal.js';
-import { clearCookie, type CookieNames } from './session-cookies.js';
+import type { CookieNames } from './session-cookies.js';
 import type { SessionManager } from './sessions.js';
 import { InvalidToken, type TokenService } from './tokens.js';
 
 /** RFC 9110 §11.6.1: a 401 names every scheme the client could use. */
-export const CHALLENGE = 'Bearer realm="canon", ApiKey realm="canon", header="X-API-Key"';
+/** What a client may authenticate with (RFC 6750 §3 for Bearer; API keys in X-API-Key). */
+export const CHALLENGES: Challenge[] = [{ scheme: 'Bearer', params: { realm: 'canon' } }, { scheme: 'ApiKey', params: { realm: 'canon', header: 'X-API-Key' } }];
 
 export interface Credentials {
   headers: Record<string, string | string[] | undefined>;
@@ -24,8 +25,8 @@ export interface Authenticated {
   setCookies: string[];
 }
 
-function unauthenticated(message: string, challenge = CHALLENGE, headers: Record<string, string> = {}): AppError {
-  return new AppError('UNAUTHENTICATED', message, { headers: { 'www-authenticate': challenge, ...headers } });
+function unauthenticated(message: string, challenges: Challenge[] = CHALLENGES, clearCookies?: string[]): AppError {
+  return new AppError('UNAUTHENTICATED', message, { facts: { challenges, ...(clearCookies ? { clearCookies } : {}) } });
 }
 
 /** Credential lookups cached until the store's credentials epoch moves: API keys by secret, OAuth clients by id. */
@@ -53,25 +54,25 @@ export class Authenticator {
     const key = c.headers['x-api-key'];
     if (key !== undefined) {
       const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key, this.caches?.keys) : null;
-      if (!principal) throw unauthenticated('The API key is invalid or has been revoked.', `ApiKey realm="canon", header="X-API-Key", error="invalid_key"`);
+      if (!principal) throw unauthenticated('The API key is invalid or has been revoked.', [{ scheme: 'ApiKey', params: { realm: 'canon', header: 'X-API-Key', error: 'invalid_key' } }]);
       return { principal, setCookies: [] };
     }
     const authorization = c.headers.authorization;
     if (authorization !== undefined) {
       const m = typeof authorization === 'string' ? /^Bearer ([A-Za-z0-9._~+/-]+=*)$/i.exec(authorization) : null;
-      if (!m) throw unauthenticated('Send a bearer token as "Authorization: Bearer <token>".', 'Bearer realm="canon", error="invalid_request"');
+      if (!m) throw unauthenticated('Send a bearer token as "Authorization: Bearer <token>".', [{ scheme: 'Bearer', params: { realm: 'canon', error: 'invalid_request' } }]);
       try {
         return { principal: await this.asClientIsNow(await this.tokens.verify(m[1]!)), setCookies: [] };
       } catch (err) {
         if (!(err instanceof InvalidToken)) throw err;
-        throw unauthenticated(`The bearer token is not valid: ${err.message}.`, `Bearer realm="canon", error="invalid_token", error_description="${err.message}"`);
+        throw unauthenticated(`The bearer token is not valid: ${err.message}.`, [{ scheme: 'Bearer', params: { realm: 'canon', error: 'invalid_token', error_description: err.message } }]);
       }
     }
     const sessionId = c.cookies[this.cookies.session];
     if (sessionId !== undefined) {
       const resolved = await this.sessions.resolve(sessionId);
       // An unknown, expired or planted id never authenticates; the browser is told to drop it.
-      if (!resolved) throw unauthenticated('The session has ended; log in again.', CHALLENGE, { 'set-cookie': clearCookie(this.cookies, this.cookies.session) });
+      if (!resolved) throw unauthenticated('The session has ended; log in again.', CHALLENGES, [this.cookies.session]);
       return { principal: resolved.principal, setCookies: resolved.renewedMaxAge === undefined ? [] : [this.sessionCookie(sessionId, resolved.renewedMaxAge)] };
     }
     if (c.certificateSha256) {

@@ -62,7 +62,7 @@ export class PasswordHasher {
       if (this.waiting.length >= this.limits.maxQueue) {
         this.stats.refused++;
         const seconds = Math.max(1, Math.ceil(((this.waiting.length + this.running) * this.meanMs) / this.limits.concurrency / 1000));
-        throw new AppError('SERVICE_UNAVAILABLE', 'Too many password checks are waiting; retry shortly.', { headers: { 'retry-after': String(seconds) } });
+        throw new AppError('SERVICE_UNAVAILABLE', 'Too many password checks are waiting; retry shortly.', { facts: { retryAfterSeconds: seconds } });
       }
       // The finishing computation hands its slot straight to the next in line: `running` stays as it is.
       await new Promise<void>((resolve) => this.waiting.push(resolve));

@@ -3,23 +3,12 @@ import type { ErrorCode } from '../errors/catalog.js';
 import type { CompiledModel } from '../model/compile.js';
 import type { JsonSchema } from '../model/schema.js';
 import type { Operation } from './operation.js';
+import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
+
+const { LOGIN, PASSWORD_CHANGE } = PLATFORM_SCHEMAS;
 
 const TRANSPORT: ErrorCode[] = ['NOT_ACCEPTABLE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 const BODY: ErrorCode[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'VALIDATION_ERROR', 'EXPECTATION_FAILED'];
-
-const LOGIN: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['email', 'password'],
-  properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 256 }, csrf_token: { type: 'string' } },
-};
-
-const PASSWORD_CHANGE: JsonSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['new_password'],
-  properties: { current_password: { type: 'string', minLength: 1, maxLength: 256 }, new_password: { type: 'string', minLength: 8, maxLength: 256 } },
-};
 
 const SESSION: JsonSchema = {
   type: 'object',
@@ -38,9 +27,6 @@ const TOKEN: JsonSchema = {
   required: ['access_token', 'token_type', 'expires_in'],
   properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, scope: { type: 'string' } },
 };
-
-/** The bodies of the request schemas, shared with the handlers that validate them (src/http/session-routes.ts). */
-export const PLATFORM_SCHEMAS = { LOGIN, PASSWORD_CHANGE } as const;
 
 /** Every platform operation, with the paths the model decides (the users resource) and the current version. */
 export function platformOperations(model: CompiledModel, version: string): Operation[] {

@@ -1,10 +1,11 @@
 // Builds the Fastify application: socket limits, parsers, negotiation, the error body everywhere, and the generated routes.
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Principal } from '../model/principal.js';
 import { AppError } from '../errors/app-error.js';
+import type { CookieNames } from '../auth/session-cookies.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { oauthHandlers } from './oauth-routes.js';
@@ -13,6 +14,7 @@ import { sessionHandlers } from './session-routes.js';
 import { limitIp } from './auth-hooks.js';
 import { MALFORMED, parseQuery, type ParsedQuery } from './query-string.js';
 import { guardFraming } from './framing-guard.js';
+import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
@@ -30,7 +32,7 @@ export type { HttpDeps } from './deps.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /** How many requests the lean GET path answered (src/http/fast-reads.ts). */
-    fastReads: { served: number };
+    fastReads: { served: number; declined: Record<string, string> };
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
     servedRoutes: ReadonlyArray<{ method: string; url: string }>;
   }
@@ -43,8 +45,8 @@ declare module 'fastify' {
 /** The HTTP application as the rest of Canon sees it; only src/http names Fastify. */
 export type HttpApp = FastifyInstance;
 
-export function sendError(reply: FastifyReply, err: AppError): FastifyReply {
-  const { status, headers, json } = errorResponse(err, String(reply.request.id));
+export function sendError(reply: FastifyReply, err: AppError, cookies?: CookieNames): FastifyReply {
+  const { status, headers, json } = errorResponse(err, String(reply.request.id), cookies);
   return reply.code(status).headers(headers).send(json);
 }
 
@@ -110,6 +112,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       sendError(reply, code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG', 'A path segment is too long.') : toAppError(err).error);
     },
   });
+  // From here on every lifecycle hook is seen: the lean read path serves a route only if it stands in for all of its hooks.
+  const hooks = new HookRegistry(app);
   app.decorate('fastReads', fast.stats);
   app.addHook('preClose', async () => fast.close());
   app.decorateRequest('principal', null);
@@ -119,8 +123,17 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // Every route the server has, for tests and diagnostics: the catalog's, and nothing else.
   const served: Array<{ method: string; url: string }> = [];
   app.decorate('servedRoutes', served);
+  // The options of each object-read route as finally registered (after every onRoute hook), checked at ready.
+  const reads = new Map<string, RouteOptions>();
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) served.push({ method, url: route.url });
+    if (catalog.find('GET', route.url)?.kind === 'read' && [route.method].flat().includes('GET')) reads.set(route.url, route);
+  });
+  app.addHook('onReady', async () => {
+    for (const [template, route] of reads) {
+      const refusal = hooks.refusal(route);
+      if (refusal) fast.decline(template, refusal);
+    }
   });
   /**
    * A request no route serves: OPTIONS on a known path is 200 with Allow, another method there 405 with
@@ -135,7 +148,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
   };
 
-  app.addHook('onRequest', async (request, reply) => {
+  // The lean path does what this hook does for the requests it takes (request id, fixed headers, URL length, Accept).
+  await hooks.acknowledge(() => app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).headers(fixedHeaders);
     if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
     if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
@@ -146,27 +160,32 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         details: malformed.map((field) => ({ field, message: 'is not well-formed percent-encoded UTF-8 text' })),
       });
     }
-  });
+  }));
 
   app.setErrorHandler((err, request, reply) => {
     const { error, internal } = toAppError(err);
     // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
     if (internal) deps.log.error({ err, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error');
-    return sendError(reply, error);
+    return sendError(reply, error, deps.cookieNames);
   });
 
   if (config.accessLog) {
-    app.addHook('onResponse', async (request, reply) => {
+    // The lean path stands aside whenever access logging is on.
+    await hooks.acknowledge(() => app.addHook('onResponse', async (request, reply) => {
       deps.log.info({ request_id: request.id, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
-    });
+    }));
   }
 
   // onRequest answers every unmatched request first; this only stands behind it.
   app.setNotFoundHandler(unmatched);
 
-  await registerOverload(app, config);
+  // The lean path checks the same pressure itself (watchPressure).
+  await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
   registerBodyParsers(app, config);
-  registerOperations(app, catalog, { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) }, (op) => resourceRoute(deps, op));
+  registerOperations(app, catalog, { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) }, (op) => resourceRoute(deps, op), (op, spec) => {
+    // An object read's own hook is the authentication the lean path performs itself.
+    if (op.kind === 'read') hooks.acknowledgeRoute(spec);
+  });
   return app;
 }

@@ -12,6 +12,8 @@ import type { Config } from '../config/config.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { CompiledModel } from '../model/compile.js';
 import type { Idempotency } from '../services/idempotency.js';
+import type { ListPages } from '../services/list-pages.js';
+import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 
@@ -20,6 +22,10 @@ export interface HttpDeps {
   catalog: Catalog;
   model: CompiledModel;
   services: ResourceService;
+  /** The password change use case. */
+  passwordChanges: PasswordChanges;
+  /** Pages of collections in every pagination style. */
+  pages: ListPages;
   store: Store;
   config: Config;
   auth: Authenticator;

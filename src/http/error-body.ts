@@ -1,6 +1,8 @@
 // The DESIGN §5 error body, and the mapping of Fastify's and Node's own failures onto the catalog.
 import { AppError } from '../errors/app-error.js';
 import { StoreBusy } from '../store/types.js';
+import type { CookieNames } from '../auth/session-cookies.js';
+import { factHeaders } from './error-facts.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 
 export interface ErrorBody {
@@ -32,11 +34,14 @@ export function errorBody(err: AppError, requestId: string): ErrorBody {
   };
 }
 
-/** The whole error response, the same whichever path sends it (Fastify's reply or the lean read path). */
-export function errorResponse(err: AppError, requestId: string): { status: number; headers: Record<string, string>; json: string } {
+/**
+ * The whole error response, the same whichever path sends it (Fastify's reply or the lean read path): the
+ * headers that say the error's facts, those only HTTP knows, and the body. `cookies` renders cookies to clear.
+ */
+export function errorResponse(err: AppError, requestId: string, cookies?: CookieNames): { status: number; headers: Record<string, string | string[]>; json: string } {
   return {
     status: err.status,
-    headers: { ...err.headers, 'cache-control': 'no-store', 'content-type': JSON_CONTENT_TYPE },
+    headers: { ...factHeaders(err.facts, cookies), ...err.headers, 'cache-control': 'no-store', 'content-type': JSON_CONTENT_TYPE },
     json: JSON.stringify(errorBody(err, requestId)),
   };
 }
@@ -56,7 +61,7 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
 export function toAppError(err: unknown): { error: AppError; internal: boolean } {
   if (err instanceof AppError) return { error: err, internal: false };
   // Contention that outlasted every retry: the request was sound, try again shortly.
-  if (err instanceof StoreBusy) return { error: new AppError('SERVICE_UNAVAILABLE', 'The service is busy with concurrent changes to the same data; retry shortly.', { headers: { 'retry-after': '1' } }), internal: false };
+  if (err instanceof StoreBusy) return { error: new AppError('SERVICE_UNAVAILABLE', 'The service is busy with concurrent changes to the same data; retry shortly.', { facts: { retryAfterSeconds: 1 } }), internal: false };
   const e = err as { code?: string; statusCode?: number; message?: string; name?: string } | undefined;
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
   if (mapped) return { error: mapped(), internal: false };

@@ -6,10 +6,10 @@ import { rateLimited, setRateHeaders, type Verdict } from '../limits/rate-limite
 import type { Authenticated } from '../auth/authenticator.js';
 import type { HttpDeps } from './deps.js';
 import { verifiedCertificateSha256 } from './auth-hooks.js';
-import { notModified, OBJECT_CACHE_CONTROL } from './conditional.js';
+import { OBJECT_CACHE_CONTROL } from './conditional.js';
 import { errorResponse, toAppError } from './error-body.js';
 import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
-import { objectBody } from './object-body.js';
+import { readObject } from './object-body.js';
 import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
 
@@ -37,8 +37,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * and serializer cost more than all of Canon's own work on this path (docs/BENCHMARKS.md).
  */
 export class FastReads {
-  /** Requests answered here (not by Fastify): lets tests prove which path answered. */
-  readonly stats = { served: 0 };
+  /** Requests answered here (not by Fastify), and the routes it declined to take and why: lets tests prove which path answered. */
+  readonly stats: { served: number; declined: Record<string, string> } = { served: 0, declined: {} };
   private readonly targets = new Map<string, Target>();
   private open = true;
   private underPressure: () => boolean = () => false;
@@ -54,6 +54,14 @@ export class FastReads {
       if (op.kind !== 'read') continue;
       this.targets.set(op.path.slice(0, -':id'.length), { version: versionByName(op.version!)!, resource: deps.model.resources.get(op.resource!)! });
     }
+  }
+
+  /**
+   * Stops serving `template` (`/v2/products/:id`): a hook runs on its Fastify route that this path does
+   * not stand in for (src/http/hook-registry.ts), so only Fastify may answer it.
+   */
+  decline(template: string, reason: string): void {
+    if (this.targets.delete(template.slice(0, -':id'.length))) this.stats.declined[template] = reason;
   }
 
   /** The overload check (DESIGN §11), known once the overload plugin is registered. */
@@ -116,12 +124,11 @@ export class FastReads {
         setRateHeaders(headers, verdict.shown);
         if (verdict.refused) throw rateLimited(verdict);
       }
-      const loaded = await deps.services.get({ principal: authenticated.principal, format: 'json' }, target.resource.name, id);
-      const body = objectBody(target.version, target.resource, loaded);
+      const body = await readObject(deps.services, target.version, target.resource, authenticated.principal, id, req.headers['if-none-match'], req.headers['if-modified-since']);
       headers.etag = body.etag;
       headers['last-modified'] = body.lastModified;
       headers['cache-control'] = OBJECT_CACHE_CONTROL;
-      if (notModified(req.headers['if-none-match'], req.headers['if-modified-since'], body.etag, loaded.record)) {
+      if (body.notModified) {
         res.writeHead(304, headers);
         res.end();
       } else {
@@ -145,7 +152,7 @@ export class FastReads {
       res.destroy();
       return;
     }
-    const { status, headers: errorHeaders, json } = errorResponse(error, requestId);
+    const { status, headers: errorHeaders, json } = errorResponse(error, requestId, this.deps.cookieNames);
     res.writeHead(status, { ...headers, ...errorHeaders, 'content-length': String(Buffer.byteLength(json)) });
     res.end(json);
     this.stats.served++;

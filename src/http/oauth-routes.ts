@@ -6,6 +6,7 @@ import type { HttpDeps } from './deps.js';
 import { ipLimitHook, verifiedCertificateSha256 } from './auth-hooks.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 import type { RouteSpec } from './operation-routes.js';
+import { factHeaders } from './error-facts.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in its own body shape, never the Canon error body. */
 function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
@@ -44,7 +45,7 @@ export function oauthHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       if (err instanceof OAuthError) return oauthError(reply, err);
       // A rate-limited token request keeps its 429 and Retry-After; RFC 6749 has no error code for it.
       if (isAppError(err) && err.code === 'RATE_LIMITED') {
-        for (const [name, value] of Object.entries(err.headers ?? {})) reply.header(name, value);
+        for (const [name, value] of Object.entries(factHeaders(err.facts))) reply.header(name, value);
         return oauthError(reply, new OAuthError('slow_down', err.message, 429));
       }
       if (isAppError(err) && err.status < 500) return oauthError(reply, new OAuthError('invalid_request', err.message));

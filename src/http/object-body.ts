@@ -3,7 +3,9 @@ import type { CompiledResource } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
 import type { Loaded } from '../services/access.js';
 import type { StoredRecord } from '../store/types.js';
-import { etagOf, lastModifiedOf } from './conditional.js';
+import type { Principal } from '../model/principal.js';
+import type { ResourceService } from '../services/resource-service.js';
+import { etagOf, lastModifiedOf, notModified } from './conditional.js';
 import { represent } from './render.js';
 
 export interface ObjectBody {
@@ -34,4 +36,23 @@ export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loa
     byTag?.set(etag, json);
   }
   return { etag, lastModified, json };
+}
+
+/** What a GET of one object answers: its body and validators, and whether the client's copy is current (304). */
+export interface ObjectRead extends ObjectBody {
+  notModified: boolean;
+}
+
+/**
+ * The one GET-by-id implementation, shared by the Fastify route and the lean read path
+ * (src/http/fast-reads.ts): load what the principal may see, render it once, and apply
+ * If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
+ */
+export async function readObject(
+  services: ResourceService, version: ApiVersion, r: CompiledResource, principal: Principal, id: string,
+  ifNoneMatch: string | undefined, ifModifiedSince: string | undefined,
+): Promise<ObjectRead> {
+  const loaded = await services.get({ principal, format: 'json' }, r.name, id);
+  const body = objectBody(version, r, loaded);
+  return { etag: body.etag, lastModified: body.lastModified, json: body.json, notModified: notModified(ifNoneMatch, ifModifiedSince, body.etag, loaded.record) };
 }

@@ -11,7 +11,9 @@ export type RouteSpec = Omit<RouteOptions, 'method' | 'url'>;
  * service-routes.ts); `resource`: the handler of any resource operation. An operation without a handler, or a
  * handler without an operation, is a programming error found at start.
  */
-export function registerOperations(app: FastifyInstance, catalog: Catalog, platform: Record<string, RouteSpec>, resource: (op: Operation) => RouteSpec): void {
+export function registerOperations(
+  app: FastifyInstance, catalog: Catalog, platform: Record<string, RouteSpec>, resource: (op: Operation) => RouteSpec, registered?: (op: Operation, spec: RouteSpec) => void,
+): void {
   const unused = new Set(Object.keys(platform));
   for (const op of catalog.operations) {
     let spec: RouteSpec | undefined;
@@ -22,6 +24,7 @@ export function registerOperations(app: FastifyInstance, catalog: Catalog, platf
       spec = resource(op);
     }
     if (!spec) throw new Error(`the catalog's operation ${op.id} has no handler`);
+    registered?.(op, spec);
     app.route({ ...spec, method: op.method, url: op.path });
   }
   if (unused.size > 0) throw new Error(`handlers without an operation in the catalog: ${[...unused].join(', ')}`);

@@ -10,10 +10,10 @@ import { grantFor, none } from '../services/permissions.js';
 import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook } from './auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
-import { etagOf, lastModifiedOf, notModified, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from './conditional.js';
+import { etagOf, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from './conditional.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 import { renderList } from './list-response.js';
-import { objectBody } from './object-body.js';
+import { readObject } from './object-body.js';
 import { objectPath, represent } from './render.js';
 import type { RouteSpec } from './operation-routes.js';
 
@@ -72,10 +72,9 @@ export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
         ...hooks,
         handler: async (req, reply) => {
           const request = req as Req;
-          const loaded = await deps.services.get(ctxOf(request), r.name, idParam(request));
-          const body = objectBody(version, r, loaded);
+          const body = await readObject(deps.services, version, r, request.principal!, idParam(request), header(request, 'if-none-match'), header(request, 'if-modified-since'));
           reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
-          if (notModified(header(request, 'if-none-match'), header(request, 'if-modified-since'), body.etag, loaded.record)) return reply.code(304).send();
+          if (body.notModified) return reply.code(304).send();
           return reply.code(200).type(JSON_CONTENT_TYPE).send(body.json);
         },
       };

@@ -1,6 +1,6 @@
 // Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PLATFORM_SCHEMAS } from '../catalog/platform-operations.js';
+import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
 import { CURRENT_VERSION } from '../model/versions.js';
 import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
 import { AppError } from '../errors/app-error.js';
@@ -12,10 +12,10 @@ import { publicView } from '../services/views.js';
 import type { StoredRecord } from '../store/types.js';
 import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook, ipLimitHook, limitPasswordAttempt } from './auth-hooks.js';
-import { CHALLENGE } from '../auth/authenticator.js';
+import { CHALLENGES } from '../auth/authenticator.js';
 import type { RouteSpec } from './operation-routes.js';
 
-const { LOGIN, PASSWORD_CHANGE } = PLATFORM_SCHEMAS;
+const { LOGIN } = PLATFORM_SCHEMAS;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -68,11 +68,11 @@ export function sessionHandlers(deps: HttpDeps): Record<string, RouteSpec> {
     const account = loginName(body.email);
     await limitPasswordAttempt(deps, request, reply, account);
     if (!isWellFormedText(body.email) || !isWellFormedText(body.password)) {
-      throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });
+      throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
     }
     // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
     const session = await deps.sessions.login(body.email, body.password);
-    if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { headers: { 'www-authenticate': CHALLENGE } });
+    if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
     const cookies = [sessionCookie(deps.cookieNames, session.id, session.maxAge)];
     if (deps.config.csrfMode === 'double-submit') cookies.push(csrfCookie(deps.cookieNames, session.csrfToken, session.maxAge));
     // The device cookie marks this browser as one that knew the password: its guessing budget is its own.
@@ -107,26 +107,7 @@ export function sessionHandlers(deps: HttpDeps): Record<string, RouteSpec> {
     const id = (request.params as { id: string }).id;
     if (!UUID.test(id)) throw new AppError('BAD_REQUEST', 'The id in the path is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
     const principal = request.principal!;
-    const body = validateShape<{ current_password?: string; new_password: string }>(PASSWORD_CHANGE, request.body, request.bodyFormat, 'password change');
-    // Visibility and permission as for PATCH on the user: others' accounts are 404, and the caller must be allowed to change it.
-    const target = await deps.services.get({ principal }, users.name, id.toLowerCase());
-    if (!target.access.update) throw new AppError('FORBIDDEN', 'You may not change this user’s password.');
-    // Users changing their own password prove they know it; an admin resetting someone else's does not.
-    if (principal.userId === target.record.id || body.current_password !== undefined) {
-      if (body.current_password === undefined) {
-        throw new AppError('VALIDATION_ERROR', 'Changing your own password needs the current one.', { details: [{ field: 'current_password', message: 'is required' }] });
-      }
-      // A password check like a login's, with the same budgets: a stolen key cannot guess here instead.
-      await limitPasswordAttempt(deps, request, reply, loginName(String(target.record.email)));
-      if (!(await deps.passwords.verify(body.current_password, String(target.record.password_hash)))) {
-        throw new AppError('VALIDATION_ERROR', 'The current password is wrong.', { details: [{ field: 'current_password', message: 'is not the current password' }] });
-      }
-    }
-    const hash = await deps.passwords.hash(body.new_password);
-    await deps.services.transact(principal, async (ctx, tx) => {
-      await ctx.services.update(users.name, target.record.id, { password_hash: hash });
-      await deps.sessions.endAllForUser(tx, target.record.id);
-    });
+    await deps.passwordChanges.change(principal, id.toLowerCase(), request.body, request.bodyFormat, (account) => limitPasswordAttempt(deps, request, reply, account));
     if (principal.session) reply.removeHeader('set-cookie').header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
     return reply.code(204).header('cache-control', 'no-store').send();
   } };

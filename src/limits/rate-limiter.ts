@@ -64,7 +64,7 @@ export function setRateHeaders(headers: Record<string, string>, c: Consumption):
 
 export function rateLimited(v: Verdict): AppError {
   const c = v.refused!;
-  return new AppError('RATE_LIMITED', `Too many requests; retry in ${c.retryAfter} s.`, { headers: { ...rateHeaders(c), 'retry-after': String(c.retryAfter) } });
+  return new AppError('RATE_LIMITED', `Too many requests; retry in ${c.retryAfter} s.`, { facts: { rateLimit: { limit: c.limit, remaining: c.remaining, resetAt: c.resetAt }, retryAfterSeconds: c.retryAfter } });
 }
 
 /** Own limit refused: that decides (and the global one was not taken); else the global one. */

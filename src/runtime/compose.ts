@@ -24,6 +24,8 @@ import { FailoverCounters } from '../counters/failover-counters.js';
 import { MemoryCounters } from '../counters/memory-counters.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import { ResourceService } from '../services/resource-service.js';
+import { ListPages } from '../services/list-pages.js';
+import { PasswordChanges } from '../services/password-change.js';
 import type { Store } from '../store/types.js';
 import { buildCatalog, type Catalog } from '../catalog/catalog.js';
 import { ensureAdminKey } from './admin-key.js';
@@ -67,6 +69,8 @@ export interface RuntimeOptions {
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: DestinationStream;
   clock?: () => Date;
+  /** Called with the HTTP app before it is ready: add Fastify plugins, hooks or routes of your own. */
+  configureHttp?: (app: HttpApp) => void | Promise<void>;
 }
 
 /** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
@@ -152,7 +156,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
   const catalog = buildCatalog(model);
   const app = await buildHttpApp({
-    catalog, model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
+    catalog, model, services, pages: new ListPages(services, secret), passwordChanges: new PasswordChanges(services, passwords, sessions, model.users), store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer,
     passwords,
     deviceCookies: new DeviceCookies(secret, names),
     idempotency,
@@ -164,6 +168,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     log,
   });
   built.app = app;
+  // Embedding code adds its own plugins and hooks here; the lean read path stands aside for any it cannot vouch for.
+  await options.configureHttp?.(app);
   await app.ready();
   const stopPurging = schedulePurge(idempotency, config.idempotencyPurgeIntervalSeconds, log);
   return {

@@ -245,7 +245,7 @@ export class Idempotency {
 }
 
 function inUse(): AppError {
-  return new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry once it has finished.', { headers: { 'retry-after': '1' } });
+  return new AppError('IDEMPOTENCY_KEY_IN_USE', 'A request with this Idempotency-Key is still running; retry once it has finished.', { facts: { retryAfterSeconds: 1 } });
 }
 
 function reused(): AppError {

@@ -94,7 +94,7 @@ export class ResourceService {
     if (scopeAllows(ctx.principal.scopes, r.name, access)) return;
     const scope = `${r.name}:${access}`;
     throw new AppError('INSUFFICIENT_SCOPE', `This credential lacks the scope ${scope}.`, {
-      headers: { 'www-authenticate': `Bearer realm="canon", error="insufficient_scope", scope="${scope}"` },
+      facts: { challenges: [{ scheme: 'Bearer', params: { realm: 'canon', error: 'insufficient_scope', scope } }] },
     });
   }
 

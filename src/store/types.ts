@@ -89,7 +89,11 @@ export interface IdempotencyRecord {
   expiresAt: number;
 }
 
-/** Reads that see only committed data. */
+/**
+ * Reads that see only committed data. A record the store itself returns from `get` is deep-frozen on every
+ * adapter (SQLite may hand the same object to many callers from its read cache); records read inside a
+ * transaction, and rows of lists, are the caller's own.
+ */
 export interface Reader {
   get(resource: string, id: string): Promise<StoredRecord | null>;
   /** Batch read (loaders): the records with these ids that exist, in the order of `ids`, each once; malformed ids find nothing. */

@@ -93,6 +93,20 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       assert.equal(await store.get('contract-things', a.id), null);
     });
 
+    it('get returns a deep-frozen record; inside a transaction the record is the caller’s own', async () => {
+      const a = thing({ label: 'frozen' });
+      await store.transaction((tx) => tx.insert('contract-things', a));
+      const read = (await store.get('contract-things', a.id))!;
+      assert.ok(Object.isFrozen(read));
+      assert.ok(Object.isFrozen(read.price) && Object.isFrozen(read.tags));
+      await store.transaction(async (tx) => {
+        const own = (await tx.get('contract-things', a.id))!;
+        own.label = 'changed in memory only';
+        assert.equal(own.label, 'changed in memory only');
+      });
+      assert.equal((await store.get('contract-things', a.id))!.label, 'frozen');
+    });
+
     it('reads many by id: those that exist, in the order asked, each once, malformed ids finding nothing', async () => {
       const [a, b, c] = [thing({ label: 'many-a' }), thing({ label: 'many-b' }), thing({ label: 'many-c' })];
       await store.transaction(async (tx) => {

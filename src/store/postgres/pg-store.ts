@@ -17,6 +17,7 @@ import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
 import { searchDocument } from './search.js';
 import { EpochWatch } from './epoch-watch.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
 import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_CHANNEL, CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
@@ -281,8 +282,9 @@ export class PgStore implements Store {
     return String((await this.pool.query(numbered(READ_META), [key])).rows[0]!.value);
   }
 
-  get(resource: string, id: string): Promise<StoredRecord | null> {
-    return this.reads.get(resource, id);
+  /** Frozen, as the SQLite adapter's are (Reader): callers behave the same on both stores. */
+  async get(resource: string, id: string): Promise<StoredRecord | null> {
+    return deepFreeze(await this.reads.get(resource, id));
   }
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {

@@ -1,14 +1,6 @@
 // Records read by id, kept until the database changes: a committed write anywhere empties the cache.
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import type { StoredRecord } from '../types.js';
-
-/** Cached records are shared by every reader, so nothing may change them afterwards. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value as object)) deepFreeze(v);
-  }
-  return value;
-}
 
 /**
  * Validity is one number, the store's change stamp (it moves on every commit, this process's or another's:
@@ -35,6 +27,7 @@ export class RecordCache {
   /** Stores and returns the record, frozen; when full, the oldest entry makes room. */
   set(resource: string, id: string, record: StoredRecord): StoredRecord {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    // Cached records are shared by every reader, so nothing may change them afterwards.
     this.entries.set(`${resource}/${id}`, deepFreeze(record));
     return record;
   }
