@@ -1,0 +1,89 @@
+// The API role: on the core, the credentials (admin key, sessions, tokens), the demo seed, the catalog and the HTTP app.
+import { Authenticator } from '../auth/authenticator.js';
+import { CredentialCache } from '../auth/credential-cache.js';
+import { DeviceCookies } from '../auth/device-cookies.js';
+import type { ClientGrant } from '../auth/oauth-clients.js';
+import { cookieNames, sessionCookie } from '../auth/session-cookies.js';
+import { SessionManager } from '../auth/sessions.js';
+import { SigningKeys } from '../auth/signing-keys.js';
+import { TokenService } from '../auth/tokens.js';
+import { buildCatalog, type Catalog } from '../catalog/catalog.js';
+import { FailoverCounters } from '../counters/failover-counters.js';
+import { MemoryCounters } from '../counters/memory-counters.js';
+import { buildHttpApp, type HttpApp } from '../http/app.js';
+import { RateLimiter } from '../limits/rate-limiter.js';
+import type { Principal } from '../model/principal.js';
+import { generateApiKey } from '../platform/api-key-secrets.js';
+import { ListPages } from '../services/list-pages.js';
+import { PasswordChanges } from '../services/password-change.js';
+import { ensureAdminKey } from './admin-key.js';
+import type { Core } from './core.js';
+import { persistentValue } from './data-dir.js';
+import { seedIfEmpty } from './seed.js';
+
+export interface ApiOptions {
+  /** Called with the HTTP app before it is ready: add Fastify plugins, hooks or routes of your own. */
+  configureHttp?: (app: HttpApp) => void | Promise<void>;
+}
+
+export interface ApiRole {
+  app: HttpApp;
+  catalog: Catalog;
+  signingKeys: SigningKeys;
+  /** The development admin key when Canon generated it (printed at start). */
+  generatedAdminKey: string | undefined;
+  seeded: boolean;
+  close(): Promise<void>;
+}
+
+export async function startApi(core: Core, options: ApiOptions = {}): Promise<ApiRole> {
+  const { config, model, store, services, clock, passwords, secret, shared, log } = core;
+  let generatedAdminKey: string | undefined;
+  if (config.adminApiKey) {
+    await ensureAdminKey(services, model, config.adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString());
+  } else if (!config.production) {
+    generatedAdminKey = persistentValue(core.file, '.dev-admin-key', generateApiKey);
+    await ensureAdminKey(services, model, generatedAdminKey, 'admin (development)', clock().toISOString());
+  }
+  const seeded = config.seed ? await seedIfEmpty(core.appDef, store, services) : false;
+
+  // The issuer is the public URL, or else the address the server listens on (known once it listens).
+  const built: { app?: HttpApp } = {};
+  const issuer = (): string => {
+    if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
+    const address = built.app?.server.address();
+    const scheme = config.tls ? 'https' : 'http';
+    if (address && typeof address === 'object') return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+    return `${scheme}://${config.host}:${config.port}`;
+  };
+  const signingKeys = new SigningKeys(store, secret, clock, config.tokenTtlSeconds + 60);
+  const tokens = new TokenService(signingKeys, { ttlSeconds: config.tokenTtlSeconds, issuer, audience: issuer }, clock);
+  const sessions = new SessionManager(store, model.users, {
+    timeouts: { policy: config.sessionPolicy, idleSeconds: config.sessionIdleSeconds, absoluteSeconds: config.sessionAbsoluteSeconds },
+    maxPerUser: config.maxSessionsPerUser,
+    passwords,
+  }, clock);
+  const names = cookieNames(config.production);
+  // Keys and clients are cached until the store's credentials epoch moves: a revocation anywhere is seen at once.
+  const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };
+  const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
+  const catalog = buildCatalog(model);
+  const app = await buildHttpApp({
+    catalog, model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer, passwords,
+    pages: new ListPages(services, secret),
+    passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
+    deviceCookies: new DeviceCookies(secret, names),
+    idempotency: core.idempotency,
+    readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
+    limiter: new RateLimiter(
+      shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters,
+      config.rateLimits,
+    ),
+    log,
+  });
+  built.app = app;
+  // Embedding code adds its own plugins and hooks here; the lean read path stands aside for any it cannot vouch for.
+  await options.configureHttp?.(app);
+  await app.ready();
+  return { app, catalog, signingKeys, generatedAdminKey, seeded, close: () => app.close() };
+}

@@ -1,0 +1,31 @@
+// The app a process serves: a definition given in code or the module CANON_CONFIG names, plus the resources every Canon app has.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Config } from '../config/config.js';
+import type { AppDef } from '../model/types.js';
+import { apiKeysResource } from '../platform/api-keys.js';
+import { sessionsResource, signingKeysResource } from '../platform/internal.js';
+import { oauthClientsResource } from '../platform/oauth-clients.js';
+
+/** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
+export async function loadAppDef(modulePath: string): Promise<AppDef> {
+  const mod = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: AppDef };
+  if (!mod.default) throw new Error(`${modulePath} must export the app definition (defineApp(...)) as its default export`);
+  return mod.default;
+}
+
+/** The app to serve: the one given, else the module CANON_CONFIG names. Which app is the default is the caller's choice (the CLI serves the reference app). */
+export async function appOf(config: Config, appDef: AppDef | undefined): Promise<AppDef> {
+  if (appDef) return appDef;
+  if (config.configModule) return loadAppDef(config.configModule);
+  throw new Error('No app to serve: pass an app definition, or name its module with CANON_CONFIG / --config.');
+}
+
+/**
+ * Adds the platform resources every Canon app has. The users resource stands behind credentials: a role
+ * or password change ends the cached credentials of every process (ResourceDef.credentialFields).
+ */
+export function withPlatform(app: AppDef): AppDef {
+  const resources = app.resources.map((r) => (r.name === app.users && r.credentialFields === undefined ? { ...r, credentialFields: ['role', 'password_hash'] } : r));
+  return { ...app, resources: [...resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
+}

@@ -1,0 +1,79 @@
+// The core every role of a process shares: config → the app's model, the store, counters and fan-out, the services and the secret.
+import type { DestinationStream } from 'pino';
+import { PasswordHasher } from '../auth/password-hasher.js';
+import type { Config } from '../config/config.js';
+import type { Counters } from '../counters/types.js';
+import type { FanOut } from '../fanout/types.js';
+import { compileModel, type CompiledModel } from '../model/compile.js';
+import type { AppDef } from '../model/types.js';
+import { Idempotency } from '../services/idempotency.js';
+import { ResourceService } from '../services/resource-service.js';
+import type { Store, StoredEvent } from '../store/types.js';
+import { appOf, withPlatform } from './app-def.js';
+import { existingValue, randomSecret } from './data-dir.js';
+import { createLogger, type Logger } from './logger.js';
+import { openShared, type Shared } from './open-shared.js';
+import { openStore } from './open-store.js';
+
+/** The fan-out channel carrying committed events. */
+export const EVENTS_CHANNEL = 'events';
+
+export interface CoreOptions {
+  appDef?: AppDef;
+  logger?: boolean;
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: DestinationStream;
+  clock?: () => Date;
+}
+
+export interface Core {
+  config: Config;
+  log: Logger;
+  /** The app as defined, with the platform's resources (src/runtime/app-def.ts). */
+  appDef: AppDef;
+  model: CompiledModel;
+  store: Store;
+  /** The SQLite file, when there is one: development conveniences are kept beside it. */
+  file: string | undefined;
+  shared: Shared;
+  counters: Counters;
+  fanout: FanOut;
+  clock: () => Date;
+  passwords: PasswordHasher;
+  services: ResourceService;
+  idempotency: Idempotency;
+  /** CANON_SECRET, or in development the one generated once and kept in the database. */
+  secret: string;
+  close(): Promise<void>;
+}
+
+/** Opens everything a role needs; the roles (src/runtime/api-role.ts, worker-role.ts) are composed on top. */
+export async function openCore(config: Config, options: CoreOptions = {}): Promise<Core> {
+  if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
+  const log = createLogger(config.logLevel, options.logger !== false, options.logDestination);
+  const appDef = withPlatform(await appOf(config, options.appDef));
+  const model = compileModel(appDef);
+  const { store, file } = openStore(config.databaseUrl, { poolSize: config.dbPoolSize, sqliteSynchronous: config.sqliteSynchronous });
+  await store.migrate(model);
+  const shared = openShared(config.redisUrl, config.redisPrefix);
+  const clock = options.clock ?? (() => new Date());
+  // Committed events go to every process (their SSE clients, later); a failed publish never fails the write.
+  const publish = (events: StoredEvent[]): void => {
+    shared.fanout.publish(EVENTS_CHANNEL, JSON.stringify(events)).catch(() => undefined);
+  };
+  const passwords = new PasswordHasher(config.passwordCost, config.passwordWork);
+  const services = new ResourceService(store, model, clock, passwords, publish);
+  // Without CANON_SECRET (development only), the generated secret lives in the database, so every process and
+  // every restart agree: cursors, idempotency fingerprints, sealed signing keys and device cookies survive
+  // both. A SQLite deployment of an earlier build keeps the secret it wrote beside its file.
+  const secret = config.secret ?? (await store.metaValue('generated_secret', existingValue(file, '.canon-secret') ?? randomSecret()));
+  const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
+  return {
+    config, log, appDef, model, store, file, shared, counters: shared.counters, fanout: shared.fanout, clock, passwords, services, idempotency, secret,
+    close: async () => {
+      await store.close();
+      await shared.counters.close();
+      await shared.fanout.close();
+    },
+  };
+}
