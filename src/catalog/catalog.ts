@@ -1,6 +1,5 @@
 // The operation catalog: every operation the server serves, one entry each, built once from the model; nothing is routed outside it.
-import type { CompiledModel } from '../model/compile.js';
-import { CURRENT_VERSION, VERSIONS, type ApiVersion } from '../model/versions.js';
+import { newestVersion, type CompiledModel } from '../model/compile.js';
 import type { HttpMethod, Operation } from './operation.js';
 import { platformOperations } from './platform-operations.js';
 import { resourceOperations } from './resource-operations.js';
@@ -51,6 +50,6 @@ export class Catalog {
 }
 
 /** The catalog of an app: the platform's operations, then every resource's in every version served. */
-export function buildCatalog(model: CompiledModel, versions: readonly ApiVersion[] = VERSIONS): Catalog {
-  return new Catalog([...platformOperations(model, CURRENT_VERSION.name), ...versions.flatMap((v) => resourceOperations(model, v))]);
+export function buildCatalog(model: CompiledModel): Catalog {
+  return new Catalog([...platformOperations(model, newestVersion(model).name), ...model.versions.flatMap((v) => resourceOperations(model, v))]);
 }

@@ -2,7 +2,7 @@
 import type { ErrorCode } from '../errors/catalog.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
 import { listSchema, objectSchema } from '../model/output-schema.js';
-import { bodySchema, type JsonSchema } from '../model/schema.js';
+import { bodySchema, objectSchemaOf, type JsonSchema } from '../model/schema.js';
 import type { ApiVersion } from '../model/versions.js';
 import type { Operation } from './operation.js';
 
@@ -67,7 +67,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
     const write = (grants: string[]): Pick<Operation, 'scopes' | 'grants'> => ({ scopes: [`${r.name}:write`, '*'], grants: [...grants] });
     const common = { version: v, resource: r.name, authentication: 'required' as const };
     out.push(
-      { ...common, ...read, id: `${v}.${r.name}.list`, method: 'GET', path: base, kind: 'list', input: { query: listQuerySchema(r) }, output: { 200: listSchema(r) }, errors: [...EVERY], csrf: false, idempotent: false, description: `Lists ${r.name} the caller may see, a page at a time.` },
+      { ...common, ...read, id: `${v}.${r.name}.list`, method: 'GET', path: base, kind: 'list', input: { query: listQuerySchema(r) }, output: { 200: listSchema(r) }, errors: [...EVERY], csrf: false, idempotent: false, description: `Lists ${r.name} the caller may see, a page at a time.${r.def.description ? ` ${r.def.description}` : ''}` },
       { ...common, ...write(r.def.permissions.create), id: `${v}.${r.name}.create`, method: 'POST', path: base, kind: 'create', input: { headers: IDEMPOTENCY_HEADERS, body: bodies(r, 'create') }, output: { 201: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'CONFLICT', 'INVALID_STATE'], csrf: true, idempotent: true, description: `Creates a ${label(r)}.` },
       { ...common, ...read, id: `${v}.${r.name}.read`, method: 'GET', path: item, kind: 'read', input: { path: ID_PATH, headers: CONDITIONAL_READ }, output: { 200: objectSchema(r), 304: null }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `Reads one ${label(r)}.` },
       { ...common, ...write(r.def.permissions.update), id: `${v}.${r.name}.replace`, method: 'PUT', path: item, kind: 'replace', input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace') }, output: { 200: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Replaces a ${label(r)} whole (omitted optional fields become null).` },
@@ -77,10 +77,18 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
     for (const [name, action] of Object.entries(r.def.actions ?? {})) {
       const path = `${item}/${name}`;
       if (action.method === 'POST') {
-        out.push({ ...common, ...write(action.allow), id: `${v}.${r.name}.${name}`, method: 'POST', path, kind: 'action', action: name, input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS }, output: { 200: objectSchema(r) }, errors: [...EVERY, 'CSRF_TOKEN_INVALID', ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE', 'EXPECTATION_FAILED'], csrf: true, idempotent: true, description: `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.` });
+        const input = action.input ? objectSchemaOf(action.input) : undefined;
+        out.push({
+          ...common, ...write(action.allow), id: `${v}.${r.name}.${name}`, method: 'POST', path, kind: 'action', action: name,
+          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, ...(input ? { body: { 'application/json': input, 'application/x-www-form-urlencoded': input } } : {}) },
+          output: { [action.status ?? 200]: objectSchema(r) },
+          errors: [...EVERY, 'CSRF_TOKEN_INVALID', ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE', 'EXPECTATION_FAILED', ...(input ? WITH_BODY : [])],
+          csrf: true, idempotent: true,
+          description: action.description ?? `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.`,
+        });
       } else {
         const view: JsonSchema = { type: 'object', required: ['links'], properties: { links: { type: 'array' } } };
-        out.push({ ...common, ...read, grants: [...action.allow], id: `${v}.${r.name}.${name}`, method: 'GET', path, kind: 'view', action: name, input: { path: ID_PATH }, output: { 200: view }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `The ${name} of a ${label(r)}; 404 outside the states it exists in.` });
+        out.push({ ...common, ...read, grants: [...action.allow], id: `${v}.${r.name}.${name}`, method: 'GET', path, kind: 'view', action: name, input: { path: ID_PATH }, output: { 200: view }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: action.description ?? `The ${name} of a ${label(r)}; 404 outside the states it exists in.` });
       }
     }
     for (const child of r.children) {

@@ -1,7 +1,8 @@
 // A lean path for the hottest request, GET of one object by id: the same services, headers and bodies as the Fastify route, minus the framework's per-request cost.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledResource } from '../model/compile.js';
-import { versionByName, type ApiVersion } from '../model/versions.js';
+import type { ApiVersion } from '../model/versions.js';
+import { versionOf } from '../model/compile.js';
 import { rateLimited, setRateHeaders, type Verdict } from '../limits/rate-limiter.js';
 import type { Authenticated } from '../auth/authenticator.js';
 import type { HttpDeps } from './deps.js';
@@ -52,7 +53,7 @@ export class FastReads {
     // The catalog's object reads: `/v2/products/:id` is served here as `/v2/products/<uuid>`.
     for (const op of deps.catalog.operations) {
       if (op.kind !== 'read') continue;
-      this.targets.set(op.path.slice(0, -':id'.length), { version: versionByName(op.version!)!, resource: deps.model.resources.get(op.resource!)! });
+      this.targets.set(op.path.slice(0, -':id'.length), { version: versionOf(deps.model, op.version!)!, resource: deps.model.resources.get(op.resource!)! });
     }
   }
 

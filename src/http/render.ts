@@ -27,7 +27,7 @@ export function objectLinks(version: ApiVersion, r: CompiledResource, loaded: Lo
 
 /** The one place responses meet version translation: every object a client sees passes through here. */
 export function represent(version: ApiVersion, r: CompiledResource, loaded: Loaded, fields?: string[]): Record<string, unknown> {
-  let view = translateDown(version, r, publicView(r, loaded.record));
+  let view = translateDown(version, r.name, publicView(r, loaded.record));
   if (fields) view = Object.fromEntries(fields.map((f) => [f, view[f] ?? null]));
   return { ...view, links: objectLinks(version, r, loaded) };
 }

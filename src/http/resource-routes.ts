@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../catalog/operation.js';
 import { AppError } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import { translateUp, versionByName, type ApiVersion } from '../model/versions.js';
+import { translateUp, type ApiVersion } from '../model/versions.js';
+import { versionOf } from '../model/compile.js';
 import type { StoredResponse } from '../services/idempotency.js';
 import type { Created, Ctx, Loaded, ParentRef } from '../services/resource-service.js';
 import { grantFor, none } from '../services/permissions.js';
@@ -55,7 +56,7 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
  * before the body is read, the CSRF check on unsafe methods, and the handler its kind calls for.
  */
 export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
-  const version = versionByName(op.version!)!;
+  const version = versionOf(deps.model, op.version!)!;
   const r = deps.model.resources.get(op.resource!)!;
   const hooks = { onRequest: authHook(deps), ...(op.csrf ? { preHandler: csrfHook(deps) } : {}) };
   const parentRef = op.parent;
@@ -103,12 +104,13 @@ export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
       };
     case 'action': {
       const name = op.action!;
+      const status = r.def.actions![name]!.status ?? 200;
       return {
         ...hooks,
         handler: async (req, reply) => {
           const request = req as Req;
           const id = idParam(request);
-          return idempotent<Loaded>(deps, request, reply, (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within), (loaded) => objectResponse(version, r, loaded));
+          return idempotent<Loaded>(deps, request, reply, (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within, request.body), (loaded) => objectResponse(version, r, loaded, status));
         },
       };
     }
@@ -132,7 +134,7 @@ export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
 /** The request body translated up to the latest shape (the version layer's entry point for requests). */
 function bodyOf(version: ApiVersion, r: CompiledResource, request: FastifyRequest): unknown {
   const b = request.body;
-  return typeof b === 'object' && b !== null && !Array.isArray(b) ? translateUp(version, r, b as Record<string, unknown>) : b;
+  return typeof b === 'object' && b !== null && !Array.isArray(b) ? translateUp(version, r.name, b as Record<string, unknown>) : b;
 }
 
 /** List and create on a collection, top-level or nested under a parent. */

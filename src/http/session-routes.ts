@@ -1,7 +1,7 @@
 // Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
-import { CURRENT_VERSION } from '../model/versions.js';
+import { newestVersion } from '../model/compile.js';
 import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
 import { AppError } from '../errors/app-error.js';
 import { loginName } from '../auth/sessions.js';
@@ -50,7 +50,7 @@ function loginGuard(deps: HttpDeps) {
 
 /** The handlers of the session and password operations (src/catalog/platform-operations.ts). */
 export function sessionHandlers(deps: HttpDeps): Record<string, RouteSpec> {
-  const version = CURRENT_VERSION.name;
+  const version = newestVersion(deps.model).name;
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
   const users = deps.model.resources.get(deps.model.users)!;

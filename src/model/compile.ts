@@ -1,4 +1,5 @@
 // Compiles definitions into the model every layer reads: storage columns, query paths, writable sets and routes.
+import { compileVersions, type ApiVersion } from './versions.js';
 import type { AppDef, BelongsTo, FieldDef, FieldType, ResourceDef } from './types.js';
 
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'timestamp' | 'uuid' | 'enum';
@@ -53,6 +54,8 @@ export interface CompiledModel {
   resources: Map<string, CompiledResource>;
   users: string;
   app: AppDef;
+  /** Newest first; the first is the version the core speaks (src/model/versions.ts). */
+  versions: ApiVersion[];
 }
 
 const SCALAR: Record<Exclude<FieldType, 'money' | 'string[]' | 'object'>, ScalarType> = {
@@ -122,7 +125,28 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
 export function compileModel(app: AppDef): CompiledModel {
   const resources = new Map<string, CompiledResource>();
   for (const def of app.resources) resources.set(def.name, compileResource(def, app));
-  return { resources, users: app.users, app };
+  const versions = compileVersions(app.versions);
+  for (const v of versions) {
+    for (const change of v.changesToNext) {
+      const r = resources.get(change.resource);
+      if (!r) throw new Error(`version ${v.name}: a change names the unknown resource ${change.resource}`);
+      for (const m of change.fields) {
+        const field = 'rename' in m ? m.rename.to : 'nest' in m ? m.nest.into : undefined;
+        if (field !== undefined && !(field in r.fields)) throw new Error(`version ${v.name}: ${change.resource}.${field} is not a field of the newest version`);
+      }
+    }
+  }
+  return { resources, users: app.users, app, versions };
+}
+
+/** The version named `name` (`v2`), if the app serves it. */
+export function versionOf(model: CompiledModel, name: string): ApiVersion | undefined {
+  return model.versions.find((v) => v.name === name);
+}
+
+/** The newest version: what the core, its events and its platform routes speak. */
+export function newestVersion(model: CompiledModel): ApiVersion {
+  return model.versions[0]!;
 }
 
 export function resourceOf(model: CompiledModel, name: string): CompiledResource {

@@ -60,7 +60,11 @@ export function objectSchema(resource: CompiledResource): JsonSchema {
     if (field.description) properties[name] = { ...properties[name], description: field.description };
   }
   properties.links = { type: 'array', items: LINK_SCHEMA };
-  return { type: 'object', required: ['id', 'created_at', 'updated_at', 'links'], additionalProperties: false, properties };
+  return {
+    type: 'object', required: ['id', 'created_at', 'updated_at', 'links'], additionalProperties: false, properties,
+    ...(resource.def.description ? { description: resource.def.description } : {}),
+    ...(resource.def.examples ? { examples: resource.def.examples } : {}),
+  };
 }
 
 function nullableType(type: unknown): unknown {

@@ -59,18 +59,31 @@ export function fieldSchema(field: FieldDef): JsonSchema {
       };
       break;
     case 'object':
-      s = { type: 'object' };
+      s = field.properties ? objectSchemaOf(field.properties) : { type: 'object' };
       break;
     case 'string[]':
       s = { type: 'array', maxItems: field.maxItems ?? 100, items: { type: 'string', minLength: 1, maxLength: field.maxLength ?? 100 } };
       break;
   }
   if (field.default !== undefined) s.default = field.default;
+  if (field.description) s.description = field.description;
+  if (field.examples) s.examples = [...field.examples];
   if (isNullable(field)) {
     s.type = [s.type as string, 'null'];
     if (Array.isArray(s.enum)) s.enum = [...(s.enum as unknown[]), null];
   }
   return s;
+}
+
+/** A closed object of typed properties: the body of an action, or a typed `object` field. */
+export function objectSchemaOf(properties: Record<string, FieldDef>): JsonSchema {
+  const props: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, field] of Object.entries(properties)) {
+    props[name] = fieldSchema(field);
+    if (field.required) required.push(name);
+  }
+  return { type: 'object', additionalProperties: false, properties: props, required };
 }
 
 export function bodySchema(resource: CompiledResource, op: WriteOp, role: string): JsonSchema {

@@ -1,6 +1,7 @@
 // Types of a resource definition: fields, relations, actions, permissions and hooks, as authors write them.
 import type { Principal } from './principal.js';
 import type { StoredRecord } from './records.js';
+import type { VersionDef } from './versions.js';
 
 export type FieldType = 'string' | 'email' | 'uuid' | 'integer' | 'boolean' | 'enum' | 'timestamp' | 'money' | 'string[]' | 'object';
 
@@ -41,7 +42,11 @@ export interface FieldDef {
   maxItems?: number;
   /** A uuid that names an object of this resource. */
   references?: string;
+  /** For `object`: its typed properties (a closed object); without them any JSON object is accepted. */
+  properties?: Record<string, FieldDef>;
   description?: string;
+  /** Example values, for generated documentation. */
+  examples?: unknown[];
 }
 
 export interface BelongsTo {
@@ -111,10 +116,18 @@ export interface Hooks {
 export interface ActionDef {
   method: 'POST' | 'GET';
   allow: Grant[];
+  description?: string;
+  /**
+   * POST actions: the body it takes, as fields (validated like a resource body; 422 with details), handed
+   * to `run` as its third argument. Without it the action takes no body.
+   */
+  input?: Record<string, FieldDef>;
+  /** POST actions: the success status, 200 (the changed object) or 202 (accepted; the work goes on). */
+  status?: 200 | 202;
   /** The states in which the action exists; outside them a POST is 409 INVALID_STATE and a GET is 404. */
   when?(record: StoredRecord): boolean;
   /** POST actions: the changes to apply to the object; they go through the same update path (transitions, events). */
-  run?(record: StoredRecord, ctx: HookContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  run?(record: StoredRecord, ctx: HookContext, input: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** GET actions: compute a read-only view of the object. */
   view?(record: StoredRecord): Record<string, unknown>;
 }
@@ -125,6 +138,10 @@ export type Transitions = Record<string, readonly string[]>;
 export interface ResourceDef {
   /** Plural, lowercase, hyphenated: `order-items`. */
   name: string;
+  /** What the resource is, for generated documentation. */
+  description?: string;
+  /** Example objects as clients see them, for generated documentation. */
+  examples?: Record<string, unknown>[];
   /** Singular, used in event types: `order_item` → `order_item.created`. */
   singular: string;
   fields: Record<string, FieldDef>;
@@ -149,6 +166,11 @@ export interface ResourceDef {
 
 export interface AppDef {
   resources: ResourceDef[];
+  /**
+   * The API versions served, oldest first, each with the declarative changes that lead to the next newer
+   * one (src/model/version-changes.ts). Without them the app serves `v2` alone.
+   */
+  versions?: VersionDef[];
   /** The resource whose objects principals act for; needs `role` and `email` fields. */
   users: string;
   /** Seeds demo data on first start in development. */

@@ -1,49 +1,84 @@
-// API versions (DESIGN §10) and the change modules that translate between them; the renderer is their one entry point.
-import type { CompiledResource } from './compile.js';
+// API versions (DESIGN §10), owned by the app definition: each a release date and the declarative changes that lead to the next newer one; translation walks the chain.
+import { bodyUp, pathDown, pathUp, viewDown, type VersionChange } from './version-changes.js';
 
-/** One breaking change: translates a request body up to the next version and a response down from it. */
-export interface VersionChange {
-  description: string;
-  resources: string[];
-  up(resource: CompiledResource, body: Record<string, unknown>): Record<string, unknown>;
-  down(resource: CompiledResource, view: Record<string, unknown>): Record<string, unknown>;
-}
-
-export interface ApiVersion {
-  /** The path segment and version number: `v2`. */
+/** A version as an app defines it: listed oldest first in `defineApp({ versions })`. */
+export interface VersionDef {
+  /** The path segment: `v1`, `v2`. */
   name: string;
-  /** Release date, for date-based version selection. */
+  /** Release date (YYYY-MM-DD), for date-based selection. */
   date: string;
-  /** The changes that lead from this version to the next newer one (empty for the newest). */
+  description?: string;
+  /** The changes that lead from this version to the next newer one (none for the newest). */
+  changes?: VersionChange[];
+}
+
+/** A compiled version: its changes to the next newer one, and that version. */
+export interface ApiVersion {
+  name: string;
+  date: string;
+  description?: string;
   changesToNext: VersionChange[];
+  newer: ApiVersion | undefined;
 }
 
-/** Newest first. Version 1 and its change modules arrive with the versioning issue. */
-export const VERSIONS: ApiVersion[] = [{ name: 'v2', date: '2026-03-01', changesToNext: [] }];
+/** An app that names no versions serves one: `v2`, the reference API's current version (DESIGN §10). */
+export const DEFAULT_VERSIONS: readonly VersionDef[] = [{ name: 'v2', date: '2026-03-01' }];
 
-export const CURRENT_VERSION: ApiVersion = VERSIONS[0]!;
-
-export function versionByName(name: string): ApiVersion | undefined {
-  return VERSIONS.find((v) => v.name === name);
-}
-
-/** Translates a latest-shape view down to `version` by applying each newer version's changes in reverse order. */
-export function translateDown(version: ApiVersion, resource: CompiledResource, view: Record<string, unknown>): Record<string, unknown> {
-  let out = view;
-  for (const v of VERSIONS) {
-    if (v === version) break;
-    // v is newer than the target: undo the changes that led to v, newest first.
-    const older = VERSIONS[VERSIONS.indexOf(v) + 1];
-    for (const change of older?.changesToNext ?? []) if (change.resources.includes(resource.name)) out = change.down(resource, out);
+/** Newest first, each linked to its successor; names unique, dates increasing, no changes after the newest. */
+export function compileVersions(defs: readonly VersionDef[] = DEFAULT_VERSIONS): ApiVersion[] {
+  if (defs.length === 0) throw new Error('an app serves at least one version');
+  const names = new Set<string>();
+  let newer: ApiVersion | undefined;
+  const out: ApiVersion[] = [];
+  for (let i = defs.length - 1; i >= 0; i--) {
+    const d = defs[i]!;
+    if (!/^v[0-9]+$/.test(d.name)) throw new Error(`version ${d.name}: names are v1, v2, …`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(d.date)) throw new Error(`version ${d.name}: date ${d.date} is not YYYY-MM-DD`);
+    if (names.has(d.name)) throw new Error(`version ${d.name} is defined twice`);
+    if (newer && d.date >= newer.date) throw new Error(`version ${d.name} must be older than ${newer.name} (versions are listed oldest first)`);
+    if (!newer && d.changes?.length) throw new Error(`version ${d.name} is the newest: it has no changes to a next version`);
+    names.add(d.name);
+    const v: ApiVersion = { name: d.name, date: d.date, ...(d.description ? { description: d.description } : {}), changesToNext: [...(d.changes ?? [])], newer };
+    out.push(v);
+    newer = v;
   }
   return out;
 }
 
-/** Translates a request body written for `version` up to the latest shape. */
-export function translateUp(version: ApiVersion, resource: CompiledResource, body: Record<string, unknown>): Record<string, unknown> {
+/** The changes from `version` up to the newest, oldest first, for one resource. */
+function chain(version: ApiVersion, resource: string): VersionChange[] {
+  const changes: VersionChange[] = [];
+  for (let v: ApiVersion | undefined = version; v?.newer; v = v.newer) changes.push(...v.changesToNext.filter((c) => c.resource === resource));
+  return changes;
+}
+
+/** A request body written for `version`, in the newest shape. */
+export function translateUp(version: ApiVersion, resource: string, body: Record<string, unknown>): Record<string, unknown> {
   let out = body;
-  for (let i = VERSIONS.indexOf(version); i > 0; i--) {
-    for (const change of VERSIONS[i]!.changesToNext) if (change.resources.includes(resource.name)) out = change.up(resource, out);
+  for (const change of chain(version, resource)) out = bodyUp(change, out);
+  return out;
+}
+
+/** A view or event payload in the newest shape, as `version` shows it: the newest changes are undone first. */
+export function translateDown(version: ApiVersion, resource: string, view: Record<string, unknown>): Record<string, unknown> {
+  let out = view;
+  for (const change of chain(version, resource).reverse()) out = viewDown(change, out);
+  return out;
+}
+
+/** A field path as `version` names it (filters, sort, sparse fields), as the newest names it; undefined when it has no newest name. */
+export function translatePathUp(version: ApiVersion, resource: string, path: string): string | undefined {
+  let out: string | undefined = path;
+  for (const change of chain(version, resource)) {
+    if (out === undefined) return undefined;
+    out = pathUp(change, out);
   }
+  return out;
+}
+
+/** A field path of the newest version (an error detail's `field`) as `version` names it. */
+export function translatePathDown(version: ApiVersion, resource: string, path: string): string {
+  let out = path;
+  for (const change of chain(version, resource).reverse()) out = pathDown(change, out);
   return out;
 }

@@ -1,7 +1,7 @@
 // Makes sure an admin API key with a known secret exists: CANON_ADMIN_API_KEY, or a generated one in development.
 import { v7 as uuidv7 } from 'uuid';
 import { API_KEYS, hashApiKey, keyPrefix } from '../platform/api-key-secrets.js';
-import type { CompiledModel } from '../model/compile.js';
+import { newestVersion, type CompiledModel } from '../model/compile.js';
 import { buildEvent } from '../services/events.js';
 import { SYSTEM } from '../model/principal.js';
 import type { ResourceService } from '../services/resource-service.js';
@@ -20,7 +20,7 @@ export async function ensureAdminKey(services: ResourceService, model: CompiledM
       name, user_id: null, scopes: [], prefix: keyPrefix(secret), key_hash: hash,
     };
     await tx.insert(API_KEYS, record);
-    await tx.appendEvent(buildEvent(model.resources.get(API_KEYS)!, record, 'api_key.created', null, now));
+    await tx.appendEvent(buildEvent(newestVersion(model).date, model.resources.get(API_KEYS)!, record, 'api_key.created', null, now));
     return true;
   });
 }

@@ -3,9 +3,10 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
-import { resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
-import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
-import { validateBody, writableFields, type BodyFormat } from '../model/validate.js';
+import { newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
+import type { ActionDef, HookContext, HookServices, PrepareContext } from '../model/types.js';
+import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
+import { objectSchemaOf } from '../model/schema.js';
 import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, type Loaded } from './access.js';
 
@@ -59,6 +60,11 @@ export class ResourceService {
     /** Called with a transaction's events once it has committed (the fan-out publishes them). */
     private readonly onCommit?: (events: StoredEvent[]) => void,
   ) {}
+
+  /** The newest version's date: events are stored in its shape. */
+  private get apiVersion(): string {
+    return newestVersion(this.model).date;
+  }
 
   /** Runs `fn` in one store transaction and hands its events on after the commit, never before. */
   private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -182,7 +188,7 @@ export class ResourceService {
         if (!g.all) await this.requireOwnCreation(ctx, r, record, values, tx);
       }
       await insertOrConflict(tx, r, record);
-      await tx.appendEvent(buildEvent(r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
+      await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
       await r.def.hooks?.afterWrite?.(record, 'created', hookCtx);
       const owned = await owns(this.model, r, record, ctx.principal, tx);
       const created = { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
@@ -230,12 +236,14 @@ export class ResourceService {
   }
 
   /** POST /{resource}/{id}/{action}: 409 INVALID_STATE outside the action's states. */
-  async runAction(ctx: Ctx, name: string, id: string, actionName: string, within?: Within<Loaded>): Promise<Loaded> {
+  async runAction(ctx: Ctx, name: string, id: string, actionName: string, within?: Within<Loaded>, body?: unknown): Promise<Loaded> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     const action = r.def.actions?.[actionName];
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
+    // An action that declares its input validates it like a body (422 with details); others take none.
+    const input = action.input ? validateShape<Record<string, unknown>>(actionInputSchema(action.input), body ?? {}, ctx.format ?? 'json', `${actionName} request`) : {};
     return this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       const g = grantFor(ctx.principal, action.allow);
@@ -248,7 +256,7 @@ export class ResourceService {
         throw new AppError('INVALID_STATE', `The ${actionName} action is not available for this ${label(r)} in its current state.`);
       }
       const now = this.now();
-      const changes = await run(loaded.record, this.hookContext(ctx, tx, now));
+      const changes = await run(loaded.record, this.hookContext(ctx, tx, now), input);
       const record = await this.applyUpdate(tx, ctx, r, loaded.record, changes, now);
       const result = { record, access: accessFor(r, record, ctx.principal, owned) };
       await within?.last(tx, result);
@@ -290,7 +298,7 @@ export class ResourceService {
     if (changesCredential(r, current, next)) await tx.bumpCredentialEpoch();
     const previous = changedFields(r, current, next);
     const type = eventType ?? stateEvent(r, current, next) ?? `${r.singular}.updated`;
-    await tx.appendEvent(buildEvent(r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
+    await tx.appendEvent(buildEvent(this.apiVersion, r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
     await r.def.hooks?.afterWrite?.(next, 'updated', hookCtx);
     return next;
   }
@@ -313,7 +321,7 @@ export class ResourceService {
     await tx.delete(r.name, record.id);
     // A deleted credential (or the user behind one) is refused by every process from the next request on.
     if (r.def.credentialFields) await tx.bumpCredentialEpoch();
-    if (!r.def.internal) await tx.appendEvent(buildEvent(r, record, `${r.singular}.deleted`, ownerId, now));
+    if (!r.def.internal) await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.deleted`, ownerId, now));
     await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
   }
 
@@ -367,6 +375,17 @@ export class ResourceService {
     };
     return { ...this.prepareContext(ctx, now), services, cascading: false, reveal: {} };
   }
+}
+
+/** The schema of an action's declared input, compiled once per action (validateShape caches by schema object). */
+const inputSchemas = new WeakMap<object, Record<string, unknown>>();
+function actionInputSchema(input: NonNullable<ActionDef['input']>): Record<string, unknown> {
+  let schema = inputSchemas.get(input);
+  if (!schema) {
+    schema = objectSchemaOf(input);
+    inputSchemas.set(input, schema);
+  }
+  return schema;
 }
 
 function label(r: CompiledResource): string {
