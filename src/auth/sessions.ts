@@ -1,7 +1,7 @@
 // Cookie sessions (spec §5, DESIGN §8): random ids stored hashed, lifetime policies, at most N per user, logout.
 import { v7 as uuidv7 } from 'uuid';
 import { SESSIONS } from '../platform/internal.js';
-import type { Store, StoredRecord, Tx } from '../store/types.js';
+import type { Commit, Store, StoredRecord, Tx } from '../store/types.js';
 import type { PasswordHasher } from './password-hasher.js';
 import type { Principal } from '../model/principal.js';
 import { digest, randomSecret } from '../lib/secrets.js';
@@ -44,6 +44,8 @@ export class SessionManager {
     private readonly users: string,
     private readonly settings: SessionSettings,
     private readonly clock: () => Date,
+    /** Every write goes through the one commit path (ResourceService.commit), like every other change. */
+    private readonly commit: Commit = (fn) => store.transaction(fn),
   ) {}
 
   /** Checks the password (against a dummy hash for unknown emails, so timing does not tell) and opens a new session. */
@@ -62,7 +64,7 @@ export class SessionManager {
       id_hash: digest(id), user_id: user.id, roles: [String(user.role)], last_accessed: nowIso,
       expires_at: new Date(expires).toISOString(), csrf_token: csrfToken, data: {},
     };
-    await this.store.transaction(async (tx) => {
+    await this.commit(async (tx) => {
       // At most N sessions per user: the oldest go first (spec §5 rule 8); expired ones go anyway.
       const { rows } = await tx.list(SESSIONS, { where: [{ path: 'user_id', op: 'eq', value: user.id }], orderBy: [{ path: 'created_at', desc: false }, { path: 'id', desc: false }], limit: 1000 });
       const live = rows.filter((s) => Date.parse(String(s.expires_at)) > now.getTime());
@@ -80,7 +82,7 @@ export class SessionManager {
     if (!session) return null;
     const now = this.clock().getTime();
     if (Date.parse(String(session.expires_at)) <= now) {
-      await this.store.transaction((tx) => tx.delete(SESSIONS, session.id));
+      await this.commit((tx) => tx.delete(SESSIONS, session.id));
       return null;
     }
     const user = await this.store.get(this.users, String(session.user_id));
@@ -92,7 +94,7 @@ export class SessionManager {
       const expires = expiryOf(timeouts, Date.parse(session.created_at), now);
       const iso = new Date(now).toISOString();
       record = { ...session, version: session.version + 1, updated_at: iso, last_accessed: iso, expires_at: new Date(expires).toISOString() };
-      await this.store.transaction((tx) => tx.update(SESSIONS, record));
+      await this.commit((tx) => tx.update(SESSIONS, record));
       renewedMaxAge = maxAgeSeconds(expires, now);
     }
     const principal: Principal = {
@@ -103,7 +105,7 @@ export class SessionManager {
   }
 
   async logout(sessionRecordId: string): Promise<void> {
-    await this.store.transaction((tx) => tx.delete(SESSIONS, sessionRecordId));
+    await this.commit((tx) => tx.delete(SESSIONS, sessionRecordId));
   }
 
   /** Ends every session of a user, inside the caller's transaction (a password change, spec §5 rule 7). */

@@ -2,7 +2,7 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import { SIGNING_KEYS } from '../platform/internal.js';
-import type { Store, StoredRecord } from '../store/types.js';
+import type { Commit, Store, StoredRecord } from '../store/types.js';
 import { open, seal } from '../lib/key-crypto.js';
 
 export const TOKEN_ALG = 'ES256';
@@ -26,6 +26,8 @@ export class SigningKeys {
     private readonly clock: () => Date,
     /** How long a retired key stays published: longer than any token it signed can live. */
     private readonly retiredGraceSeconds: number,
+    /** Rotation goes through the one commit path (ResourceService.commit), like every other change. */
+    private readonly commit: Commit = (fn) => store.transaction(fn),
   ) {}
 
   private async load(force = false): Promise<void> {
@@ -86,7 +88,7 @@ export class SigningKeys {
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
     const now = this.clock().toISOString();
-    await this.store.transaction(async (tx) => {
+    await this.commit(async (tx) => {
       const { rows } = await tx.list(SIGNING_KEYS, { where: [{ path: 'retired_at', op: 'eq', value: null }], orderBy: [{ path: 'id', desc: false }], limit: 100 });
       for (const old of rows) await tx.update(SIGNING_KEYS, { ...old, version: old.version + 1, updated_at: now, retired_at: now });
       await tx.insert(SIGNING_KEYS, {

@@ -16,6 +16,7 @@ import type { Principal } from '../model/principal.js';
 import { generateApiKey } from '../platform/api-key-secrets.js';
 import { ListPages } from '../services/list-pages.js';
 import { PasswordChanges } from '../services/password-change.js';
+import type { Commit } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
 import { persistentValue } from './data-dir.js';
@@ -56,13 +57,15 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     if (address && typeof address === 'object') return `${scheme}://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
     return `${scheme}://${config.host}:${config.port}`;
   };
-  const signingKeys = new SigningKeys(store, secret, clock, config.tokenTtlSeconds + 60);
+  // Platform writers commit through the services like every resource change does.
+  const commit: Commit = (fn) => services.commit(fn);
+  const signingKeys = new SigningKeys(store, secret, clock, config.tokenTtlSeconds + 60, commit);
   const tokens = new TokenService(signingKeys, { ttlSeconds: config.tokenTtlSeconds, issuer, audience: issuer }, clock);
   const sessions = new SessionManager(store, model.users, {
     timeouts: { policy: config.sessionPolicy, idleSeconds: config.sessionIdleSeconds, absoluteSeconds: config.sessionAbsoluteSeconds },
     maxPerUser: config.maxSessionsPerUser,
     passwords,
-  }, clock);
+  }, clock, commit);
   const names = cookieNames(config.production);
   // Keys and clients are cached until the store's credentials epoch moves: a revocation anywhere is seen at once.
   const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };

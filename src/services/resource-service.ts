@@ -91,6 +91,14 @@ export class ResourceService {
    * changes write their events and reach the fan-out like any other. Platform code alone gets the
    * transaction itself (for its internal tables); the hooks of resources never do.
    */
+  /**
+   * The one commit path for platform writes that are not resource operations (sessions, signing keys):
+   * a recording transaction whose events, if any, are published after the commit like every other change.
+   */
+  commit<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
   async transact<T>(principal: Principal, fn: (ctx: HookContext, tx: Tx) => Promise<T>): Promise<T> {
     return this.transaction((tx) => fn(this.hookContext({ principal }, tx, this.now()), tx));
   }

@@ -124,6 +124,9 @@ export interface Tx extends Reader {
   bumpCredentialEpoch(): Promise<void>;
 }
 
+/** Runs `fn` in one transaction and commits it: the store's own, or the services' (which publish its events after the commit). */
+export type Commit = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
+
 export interface StoreCapabilities {
   /** Ranked full-text search over searchable fields. */
   fullTextSearch: boolean;
