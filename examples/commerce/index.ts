@@ -1,5 +1,5 @@
 // The reference domain of DESIGN §3: users, products, orders, order items and reviews.
-import { defineApp } from '../../src/model/define.js';
+import { defineApp } from '../../src/index.js';
 import { orderItems } from './order-items.js';
 import { orders } from './orders.js';
 import { products } from './products.js';

@@ -1,9 +1,5 @@
 // Reference domain: order items. The unit price is copied from the product; every change recomputes the order total.
-import { AppError } from '../../src/errors/app-error.js';
-import { defineResource, f } from '../../src/model/define.js';
-import { MAX_AMOUNT } from '../../src/model/money.js';
-import type { HookContext } from '../../src/model/types.js';
-import type { StoredRecord } from '../../src/store/types.js';
+import { AppError, defineResource, f, MAX_AMOUNT, type HookContext, type StoredRecord } from '../../src/index.js';
 
 type Money = { amount: number; currency: string };
 

@@ -1,7 +1,6 @@
 // Reference domain: orders. A customer sees and creates its own; admins move them along; cancel and tracking actions.
 import { createHash } from 'node:crypto';
-import { defineResource, f } from '../../src/model/define.js';
-import type { StoredRecord } from '../../src/store/types.js';
+import { defineResource, f, type StoredRecord } from '../../src/index.js';
 
 const CANCELLABLE = ['pending', 'paid'];
 const SHIPPED = ['shipped', 'delivered'];

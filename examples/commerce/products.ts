@@ -1,5 +1,5 @@
 // Reference domain: products. Any principal reads; admins write; `q` will search name and description.
-import { defineResource, f } from '../../src/model/define.js';
+import { defineResource, f } from '../../src/index.js';
 
 export const products = defineResource({
   name: 'products',

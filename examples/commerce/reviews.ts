@@ -1,6 +1,5 @@
 // Reference domain: reviews of products (`item_id`), written by the calling user; listed with ?item_id= (no deeper nesting).
-import { AppError } from '../../src/errors/app-error.js';
-import { defineResource, f } from '../../src/model/define.js';
+import { AppError, defineResource, f } from '../../src/index.js';
 
 export const reviews = defineResource({
   name: 'reviews',

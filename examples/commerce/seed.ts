@@ -1,5 +1,5 @@
 // Demo data for the reference domain, created through the services on first start in development.
-import type { Seeder } from '../../src/model/types.js';
+import type { Seeder } from '../../src/index.js';
 
 const PRODUCTS = [
   { name: 'Espresso beans', description: 'Dark roast whole beans from Minas Gerais, 1 kg bag.', price: { amount: 2490, currency: 'EUR' }, tags: ['coffee', 'beans'] },

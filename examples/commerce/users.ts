@@ -1,5 +1,5 @@
 // Reference domain: users. Admins manage them; a customer reads and patches itself; passwords are hashed with scrypt.
-import { defineResource, f } from '../../src/model/define.js';
+import { defineResource, f } from '../../src/index.js';
 
 export const users = defineResource({
   name: 'users',

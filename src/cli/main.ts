@@ -57,10 +57,13 @@ async function serve(config: Config): Promise<void> {
   const runtime = await createRuntime(config, { appDef: await appFor(config) });
   const address = await runtime.app.listen({ port: config.port, host: config.host });
   const base = (config.tls ? address.replace(/^http:/, 'https:') : address).replace('[::1]', 'localhost');
-  console.log(`Canon is serving ${base}/v2 (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
+  // What this app serves, from its catalog: the newest version, and a collection to try.
+  const version = runtime.model.versions[0]!.name;
+  const firstList = runtime.catalog.operations.find((op) => op.kind === 'list' && op.version === version && !op.parent);
+  console.log(`Canon is serving ${base}/${version} (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
   console.log(`  health: ${base}/healthz`);
-  if (runtime.seeded) console.log('  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
-  if (runtime.generatedAdminKey) console.log(`  development admin API key: ${runtime.generatedAdminKey}\n  try: curl -H "X-API-Key: ${runtime.generatedAdminKey}" ${base}/v2/products`);
+  if (runtime.seeded) console.log(config.configModule ? '  seeded the app’s demo data' : '  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
+  if (runtime.generatedAdminKey) console.log(`  development admin API key: ${runtime.generatedAdminKey}${firstList ? `\n  try: curl -H "X-API-Key: ${runtime.generatedAdminKey}" ${base}${firstList.path}` : ''}`);
   const stop = async (): Promise<void> => {
     await runtime.close();
     process.exit(0);

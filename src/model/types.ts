@@ -102,15 +102,15 @@ export interface HookServices {
 
 export interface Hooks {
   /** Runs before the transaction opens, for slow work that must not hold a write lock (password hashing). */
-  prepare?(values: Record<string, unknown>, ctx: PrepareContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  prepare?: (values: Record<string, unknown>, ctx: PrepareContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Runs in the transaction before an insert; returns the values to store (may add hidden fields). */
-  beforeCreate?(values: Record<string, unknown>, ctx: HookContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  beforeCreate?: (values: Record<string, unknown>, ctx: HookContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Runs in the transaction before an update; receives the new values and the current record. */
-  beforeUpdate?(values: Record<string, unknown>, current: StoredRecord, ctx: HookContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  beforeUpdate?: (values: Record<string, unknown>, current: StoredRecord, ctx: HookContext) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Runs in the transaction after any insert, update or delete of this resource. */
-  afterWrite?(record: StoredRecord, kind: 'created' | 'updated' | 'deleted', ctx: HookContext): Promise<void> | void;
+  afterWrite?: (record: StoredRecord, kind: 'created' | 'updated' | 'deleted', ctx: HookContext) => Promise<void> | void;
   /** Runs in the transaction before a delete; throw an AppError to refuse. */
-  beforeDelete?(current: StoredRecord, ctx: HookContext): Promise<void> | void;
+  beforeDelete?: (current: StoredRecord, ctx: HookContext) => Promise<void> | void;
 }
 
 export interface ActionDef {
@@ -125,11 +125,11 @@ export interface ActionDef {
   /** POST actions: the success status, 200 (the changed object) or 202 (accepted; the work goes on). */
   status?: 200 | 202;
   /** The states in which the action exists; outside them a POST is 409 INVALID_STATE and a GET is 404. */
-  when?(record: StoredRecord): boolean;
+  when?: (record: StoredRecord) => boolean;
   /** POST actions: the changes to apply to the object; they go through the same update path (transitions, events). */
-  run?(record: StoredRecord, ctx: HookContext, input: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown>;
+  run?: (record: StoredRecord, ctx: HookContext, input: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** GET actions: compute a read-only view of the object. */
-  view?(record: StoredRecord): Record<string, unknown>;
+  view?: (record: StoredRecord) => Record<string, unknown>;
 }
 
 /** Allowed moves of an enum field; a move outside them is 409 INVALID_STATE. */
@@ -174,7 +174,7 @@ export interface AppDef {
   /** The resource whose objects principals act for; needs `role` and `email` fields. */
   users: string;
   /** Seeds demo data on first start in development. */
-  seed?(seeder: Seeder): Promise<void>;
+  seed?: (seeder: Seeder) => Promise<void>;
 }
 
 export interface Seeder {
