@@ -32,10 +32,18 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
   return {
     files: [`src/${folder}/**/*.ts`],
     rules: {
-      'no-restricted-imports': ['error', {
-        ...(folder === 'http' ? {} : { paths: [FASTIFY] }),
-        patterns: [{ regex: `^(\\.\\./)+(${forbidden.join('|')})/`, message: `src/${folder} may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing outside itself'} (eslint.config.js LAYERS).` }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          ...(folder === 'http' ? {} : { paths: [FASTIFY] }),
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${forbidden.join('|')})/`,
+              message: `src/${folder} may import only ${allowed.length ? allowed.map((a) => `src/${a}`).join(', ') : 'nothing outside itself'} (eslint.config.js LAYERS).`,
+            },
+          ],
+        },
+      ],
     },
   };
 });

@@ -43,7 +43,8 @@ async function walkToDepth(base) {
   let depth = 0;
   let requests = 0;
   while (depth < DEPTH) {
-    if (requests >= WALK_MAX_REQUESTS || Date.now() - started > WALK_MAX_MS) throw new Error(`cursor walk stopped at depth ${depth} after ${requests} requests (bounds: ${WALK_MAX_REQUESTS} requests, ${WALK_MAX_MS / 1000} s)`);
+    if (requests >= WALK_MAX_REQUESTS || Date.now() - started > WALK_MAX_MS)
+      throw new Error(`cursor walk stopped at depth ${depth} after ${requests} requests (bounds: ${WALK_MAX_REQUESTS} requests, ${WALK_MAX_MS / 1000} s)`);
     const limit = Math.min(WALK_LIMIT, DEPTH - depth);
     const url = `${base}/v2/products?sort=-price.amount&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const { json } = await getJson(url, HEADERS, { timeoutMs: 10_000 });

@@ -42,7 +42,14 @@ async function pairRun(pinned, run, configs) {
   const dirs = configs.map(() => makeTempDir('canon-bench-durability-'));
   try {
     const names = configs.map((c) => `canon-${c.key}-${run}`);
-    const start = (i) => (port) => startCanon(port, { databaseUrl: `sqlite:${path.join(dirs[i], 'canon.db')}`, adminKey: ADMIN_KEY, pinned, profileName: names[i], env: { CANON_SQLITE_SYNCHRONOUS: configs[i].synchronous } });
+    const start = (i) => (port) =>
+      startCanon(port, {
+        databaseUrl: `sqlite:${path.join(dirs[i], 'canon.db')}`,
+        adminKey: ADMIN_KEY,
+        pinned,
+        profileName: names[i],
+        env: { CANON_SQLITE_SYNCHRONOUS: configs[i].synchronous },
+      });
     const results = await withServer(start(0), (serverA, baseA) =>
       withServer(start(1), async (serverB, baseB) => {
         const [loadA, loadB] = [await prepare(baseA), await prepare(baseB)];
@@ -50,11 +57,14 @@ async function pairRun(pinned, run, configs) {
           { server: serverA, load: loadA, label: configs[0].label, name: names[0] },
           { server: serverB, load: loadB, label: configs[1].label, name: names[1] },
         ]);
-      }));
-    return Object.fromEntries(configs.map((c, i) => {
-      const profile = reportProfile(names[i]);
-      return [c.key, profile ? { ...results[i], profile } : results[i]];
-    }));
+      }),
+    );
+    return Object.fromEntries(
+      configs.map((c, i) => {
+        const profile = reportProfile(names[i]);
+        return [c.key, profile ? { ...results[i], profile } : results[i]];
+      }),
+    );
   } finally {
     for (const dir of dirs) removeTempDir(dir);
   }
@@ -84,13 +94,18 @@ async function main() {
   console.log('');
   printTable(rows, { first: 'configuration' });
   console.log('');
-  for (const r of runs) console.log(`run ${r.run}: req/s FULL / NORMAL ${fmt(r.fullShareOfNormal, 2)}x; mean latency FULL / NORMAL ${fmt(r.latencyFullOverNormal, 2)}x; server CPU per request FULL / NORMAL ${fmt(r.cpuFullOverNormal, 2)}x`);
+  for (const r of runs)
+    console.log(
+      `run ${r.run}: req/s FULL / NORMAL ${fmt(r.fullShareOfNormal, 2)}x; mean latency FULL / NORMAL ${fmt(r.latencyFullOverNormal, 2)}x; server CPU per request FULL / NORMAL ${fmt(r.cpuFullOverNormal, 2)}x`,
+    );
   const overall = {
     fullShareOfNormal: median(runs.map((r) => r.fullShareOfNormal)),
     latencyFullOverNormal: median(runs.map((r) => r.latencyFullOverNormal)),
     cpuFullOverNormal: median(runs.map((r) => r.cpuFullOverNormal)),
   };
-  console.log(`median of ${REPEATS}: req/s FULL / NORMAL ${fmt(overall.fullShareOfNormal, 2)}x; mean latency FULL / NORMAL ${fmt(overall.latencyFullOverNormal, 2)}x; server CPU per request FULL / NORMAL ${fmt(overall.cpuFullOverNormal, 2)}x`);
+  console.log(
+    `median of ${REPEATS}: req/s FULL / NORMAL ${fmt(overall.fullShareOfNormal, 2)}x; mean latency FULL / NORMAL ${fmt(overall.latencyFullOverNormal, 2)}x; server CPU per request FULL / NORMAL ${fmt(overall.cpuFullOverNormal, 2)}x`,
+  );
   warnAboutCpu(rows);
   writeResults(RESULTS_FILE, {
     ...resultsHeader('durability', source, pinning, { repeats: REPEATS, order: 'per repeat: the NORMAL/FULL pair side by side, alternating slices; the leader alternates' }),

@@ -87,7 +87,9 @@ async function main() {
       results[name] = await benchmarkServer({ ...target, label: `run ${i}: ${target.label}` });
     }
     runs.push({
-      run: i, order, results,
+      run: i,
+      order,
+      results,
       ratio: results.canon.requestsPerSecond.average / results.bare.requestsPerSecond.average,
       cpuPerRequestRatio: results.bare.serverCpuMicrosPerRequest / results.canon.serverCpuMicrosPerRequest,
     });
@@ -101,7 +103,9 @@ async function main() {
   printTable(rows);
   console.log('');
   for (const r of runs) {
-    console.log(`run ${r.run} (${r.order.join(' then ')}): Canon/bare requests/s ratio ${r.ratio.toFixed(2)}x; bare/Canon server CPU per request ${r.cpuPerRequestRatio.toFixed(2)}x`);
+    console.log(
+      `run ${r.run} (${r.order.join(' then ')}): Canon/bare requests/s ratio ${r.ratio.toFixed(2)}x; bare/Canon server CPU per request ${r.cpuPerRequestRatio.toFixed(2)}x`,
+    );
   }
   const verdict = problems.length > 0 ? 'INVALID RUN, see below' : `target >= ${TARGET_RATIO}x: ${ratio >= TARGET_RATIO ? 'MET' : 'NOT MET'}`;
   console.log(`Canon/bare requests/s ratio, median of ${REPEATS}: ${ratio.toFixed(2)}x (${verdict})`);

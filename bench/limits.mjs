@@ -36,15 +36,17 @@ function nextBody() {
 
 /** autocannon requests: POST /v2/products, a new body (and, with `withKey`, a new Idempotency-Key) every time. */
 function postRequests(withKey) {
-  return [{
-    method: 'POST',
-    path: '/v2/products',
-    setupRequest: (req) => ({
-      ...req,
-      headers: { ...req.headers, 'content-type': 'application/json', ...(withKey ? { 'idempotency-key': randomUUID() } : {}) },
-      body: nextBody(),
-    }),
-  }];
+  return [
+    {
+      method: 'POST',
+      path: '/v2/products',
+      setupRequest: (req) => ({
+        ...req,
+        headers: { ...req.headers, 'content-type': 'application/json', ...(withKey ? { 'idempotency-key': randomUUID() } : {}) },
+        body: nextBody(),
+      }),
+    },
+  ];
 }
 
 /** Canon on a fresh SQLite file in `dir`, rate limiting as given. */
@@ -69,12 +71,18 @@ async function pairRun(pinned, run, configs) {
           { server: serverA, load: prepA.load, label: a.label, name: names[0] },
           { server: serverB, load: prepB.load, label: b.label, name: names[1] },
         ]);
-        return [{ ...measured[0], check: prepA.check }, { ...measured[1], check: prepB.check }];
-      }));
-    return Object.fromEntries(configs.map((c, i) => {
-      const profile = reportProfile(names[i]);
-      return [c.key, profile ? { ...results[i], profile } : results[i]];
-    }));
+        return [
+          { ...measured[0], check: prepA.check },
+          { ...measured[1], check: prepB.check },
+        ];
+      }),
+    );
+    return Object.fromEntries(
+      configs.map((c, i) => {
+        const profile = reportProfile(names[i]);
+        return [c.key, profile ? { ...results[i], profile } : results[i]];
+      }),
+    );
   } finally {
     for (const dir of dirs) removeTempDir(dir);
   }
@@ -94,7 +102,8 @@ const post = (withKey) => async (base) => {
   const [firstRes, again] = [await send(), await send()];
   if (firstRes.status !== 201 || again.status !== 201) throw new Error(`POST /v2/products answered ${firstRes.status}, then ${again.status}: ${again.body.slice(0, 500)}`);
   const replayed = again.headers['idempotent-replayed'] === 'true';
-  if (replayed !== withKey) throw new Error(`POST /v2/products ${withKey ? 'with' : 'without'} a key: Idempotent-Replayed is ${again.headers['idempotent-replayed']} on the repeat`);
+  if (replayed !== withKey)
+    throw new Error(`POST /v2/products ${withKey ? 'with' : 'without'} a key: Idempotent-Replayed is ${again.headers['idempotent-replayed']} on the repeat`);
   return { load: { url: base, headers: HEADERS, requests: postRequests(withKey) }, check: { replayedOnRepeat: replayed } };
 };
 
@@ -114,14 +123,28 @@ async function main() {
   for (let i = 1; i <= REPEATS; i++) {
     const flip = (pair) => (i % 2 === 0 ? [...pair].reverse() : pair);
     const results = {};
-    Object.assign(results, await pairRun(pinning.pinned, i, flip([
-      { key: 'postWithoutKey', label: `run ${i}: POST without Idempotency-Key`, rateLimit: 'unlimited', prepare: post(false) },
-      { key: 'postWithKey', label: `run ${i}: POST with a fresh Idempotency-Key`, rateLimit: 'unlimited', prepare: post(true) },
-    ])));
-    Object.assign(results, await pairRun(pinning.pinned, i, flip([
-      { key: 'getRateLimitOff', label: `run ${i}: GET by id, rate limiting off`, rateLimit: 'off', prepare: getById(false) },
-      { key: 'getRateLimitOn', label: `run ${i}: GET by id, rate limiting on`, rateLimit: 'unlimited', prepare: getById(true) },
-    ])));
+    Object.assign(
+      results,
+      await pairRun(
+        pinning.pinned,
+        i,
+        flip([
+          { key: 'postWithoutKey', label: `run ${i}: POST without Idempotency-Key`, rateLimit: 'unlimited', prepare: post(false) },
+          { key: 'postWithKey', label: `run ${i}: POST with a fresh Idempotency-Key`, rateLimit: 'unlimited', prepare: post(true) },
+        ]),
+      ),
+    );
+    Object.assign(
+      results,
+      await pairRun(
+        pinning.pinned,
+        i,
+        flip([
+          { key: 'getRateLimitOff', label: `run ${i}: GET by id, rate limiting off`, rateLimit: 'off', prepare: getById(false) },
+          { key: 'getRateLimitOn', label: `run ${i}: GET by id, rate limiting on`, rateLimit: 'unlimited', prepare: getById(true) },
+        ]),
+      ),
+    );
     const { postWithKey: k, postWithoutKey: nk, getRateLimitOn: on, getRateLimitOff: off } = results;
     runs.push({
       run: i,
@@ -138,9 +161,14 @@ async function main() {
 
   const rows = runs.flatMap((r) => [r.results.postWithoutKey, r.results.postWithKey, r.results.getRateLimitOff, r.results.getRateLimitOn]);
   const source = sourceVersion();
-  const problems = sourceProblems(source).concat(runs.flatMap((r) => [
-    ...problemsOf(r.results.postWithoutKey, 201), ...problemsOf(r.results.postWithKey, 201), ...problemsOf(r.results.getRateLimitOff), ...problemsOf(r.results.getRateLimitOn),
-  ]));
+  const problems = sourceProblems(source).concat(
+    runs.flatMap((r) => [
+      ...problemsOf(r.results.postWithoutKey, 201),
+      ...problemsOf(r.results.postWithKey, 201),
+      ...problemsOf(r.results.getRateLimitOff),
+      ...problemsOf(r.results.getRateLimitOn),
+    ]),
+  );
   console.log('');
   printTable(rows, { first: 'configuration' });
   console.log('');
@@ -164,7 +192,8 @@ async function main() {
   writeResults(RESULTS_FILE, {
     ...resultsHeader('limits', source, pinning, {
       repeats: REPEATS,
-      order: 'per repeat: POST pair, then GET pair; each configuration its own Canon process on a fresh SQLite file, both running; the pair measured in alternating slices (A B B A …, BENCH_SLICES per configuration of BENCH_SLICE_SECONDS each); which leads is reversed on even repeats',
+      order:
+        'per repeat: POST pair, then GET pair; each configuration its own Canon process on a fresh SQLite file, both running; the pair measured in alternating slices (A B B A …, BENCH_SLICES per configuration of BENCH_SLICE_SECONDS each); which leads is reversed on even repeats',
       canonRateLimit: 'on (limits 1000000000/1, in-memory counters) except the "rate limiting off" runs (CANON_RATE_LIMIT=off)',
     }),
     runs,

@@ -91,13 +91,21 @@ async function main() {
     return { id: json.id };
   };
   const twentyActive = (json) => {
-    if (json.data?.length !== 20 || json.data.some((p) => p.status !== 'active')) throw new Error(`the list did not return 20 active products: ${JSON.stringify(json).slice(0, 300)}`);
+    if (json.data?.length !== 20 || json.data.some((p) => p.status !== 'active'))
+      throw new Error(`the list did not return 20 active products: ${JSON.stringify(json).slice(0, 300)}`);
     return { ids: json.data.map((p) => p.id) };
   };
 
   const canonById = await run(canon('canon-pg-by-id'), 'Canon GET /v2/products/{id}', 'canon-pg-by-id', `/v2/products/${id}`, HEADERS, sameId);
   const baseById = await run(baseline, 'Fastify + pg GET /products/{id}', 'fastify-pg-by-id', `/products/${id}`, {}, sameId);
-  const canonList = await run(canon('canon-pg-list'), 'Canon GET /v2/products?status=active&sort=-price.amount&limit=20', 'canon-pg-list', '/v2/products?status=active&sort=-price.amount&limit=20', HEADERS, twentyActive);
+  const canonList = await run(
+    canon('canon-pg-list'),
+    'Canon GET /v2/products?status=active&sort=-price.amount&limit=20',
+    'canon-pg-list',
+    '/v2/products?status=active&sort=-price.amount&limit=20',
+    HEADERS,
+    twentyActive,
+  );
   const baseList = await run(baseline, 'Fastify + pg GET /products?status=active&limit=20', 'fastify-pg-list', '/products?status=active&limit=20', {}, twentyActive);
 
   const rows = [canonById, baseById, canonList, baseList];
@@ -119,14 +127,20 @@ async function main() {
   warnAboutCpu(rows);
 
   writeResults(RESULTS_FILE, {
-    ...resultsHeader('postgres', source, pinning, {
-      products: PRODUCTS,
-      seedSeconds: seeding.seconds,
-      pg: `pg ${packageVersion('pg')}; baseline pool of 10, Canon CANON_DB_POOL_SIZE default (10)`,
-      postgresCpu: 'summed over every process named postgres, from /proc/<pid>/stat; PostgreSQL is not pinned',
-      order: 'Canon by id, baseline by id, Canon list, baseline list; each its own process, one at a time',
-      canonRateLimit: 'on, limits 1000000000/1',
-    }, { postgres: db.version }),
+    ...resultsHeader(
+      'postgres',
+      source,
+      pinning,
+      {
+        products: PRODUCTS,
+        seedSeconds: seeding.seconds,
+        pg: `pg ${packageVersion('pg')}; baseline pool of 10, Canon CANON_DB_POOL_SIZE default (10)`,
+        postgresCpu: 'summed over every process named postgres, from /proc/<pid>/stat; PostgreSQL is not pinned',
+        order: 'Canon by id, baseline by id, Canon list, baseline list; each its own process, one at a time',
+        canonRateLimit: 'on, limits 1000000000/1',
+      },
+      { postgres: db.version },
+    ),
     results: { canonById, baselineById: baseById, canonList, baselineList: baseList },
     verdicts: v,
     sameList,

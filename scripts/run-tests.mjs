@@ -14,7 +14,9 @@ function collect(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = collect('dist/test').filter((f) => filter.length === 0 || filter.some((p) => f.includes(p))).sort();
+const files = collect('dist/test')
+  .filter((f) => filter.length === 0 || filter.some((p) => f.includes(p)))
+  .sort();
 if (files.length === 0) {
   console.error('no test files found under dist/test');
   process.exit(1);

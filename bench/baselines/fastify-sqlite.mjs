@@ -11,7 +11,12 @@ if (!file) throw new Error('DB_FILE is required');
 const db = new Database(file, { readonly: true, fileMustExist: true });
 
 // The columns Canon's products table has (money is two columns, tags JSON text); fail fast if they moved.
-const columns = new Set(db.prepare("PRAGMA table_info('products')").all().map((c) => c.name));
+const columns = new Set(
+  db
+    .prepare("PRAGMA table_info('products')")
+    .all()
+    .map((c) => c.name),
+);
 const wanted = ['id', 'version', 'created_at', 'updated_at', 'name', 'description', 'price_amount', 'price_currency', 'status', 'tags'];
 const missing = wanted.filter((c) => !columns.has(c));
 if (missing.length > 0) throw new Error(`products has no column(s) ${missing.join(', ')}; it has ${[...columns].join(', ')}`);

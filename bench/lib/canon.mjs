@@ -117,7 +117,14 @@ export function topSelfTime(file, top = 12) {
     self.set(key, (self.get(key) ?? 0) + us);
     busy += us;
   }
-  return { file, busyMs: busy / 1000, top: [...self].sort((a, b) => b[1] - a[1]).slice(0, top).map(([fn, us]) => ({ fn, ms: us / 1000, share: us / busy })) };
+  return {
+    file,
+    busyMs: busy / 1000,
+    top: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([fn, us]) => ({ fn, ms: us / 1000, share: us / busy })),
+  };
 }
 
 /** With BENCH_CPU_PROF set: prints (and returns) the top self-time functions of Canon's profile `profileName`. */

@@ -21,8 +21,23 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
   // the keyed server led). Now the first measured slice follows one of each.
   for (const t of targets) await runLoad(`${t.name} settling`, t.load, sliceSeconds);
   const acc = targets.map(() => ({
-    histogram: new LatencyHistogram(), wallSeconds: 0, serverCpu: 0, serverCpuKnown: true, clientCpu: 0, busy: 0, steal: 0, coresKnown: true,
-    requests: 0, bytes: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0, resets: 0, statusCodes: {}, perSlice: [],
+    histogram: new LatencyHistogram(),
+    wallSeconds: 0,
+    serverCpu: 0,
+    serverCpuKnown: true,
+    clientCpu: 0,
+    busy: 0,
+    steal: 0,
+    coresKnown: true,
+    requests: 0,
+    bytes: 0,
+    ok: 0,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    resets: 0,
+    statusCodes: {},
+    perSlice: [],
   }));
   console.log(`bench: ${targets[0].label} vs ${targets[1].label}: ${slices} slices of ${sliceSeconds} s each, alternating`);
   for (let round = 0; round < slices * 2; round++) {

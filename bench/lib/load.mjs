@@ -53,7 +53,13 @@ export function runLoad(title, load, duration, histogram) {
     let settled = false;
     const timeout = load.timeout ?? 10;
     const options = {
-      title, url: load.url, headers: load.headers ?? {}, connections: load.connections ?? settings.connections, pipelining: settings.pipelining, duration, timeout,
+      title,
+      url: load.url,
+      headers: load.headers ?? {},
+      connections: load.connections ?? settings.connections,
+      pipelining: settings.pipelining,
+      duration,
+      timeout,
       ...(load.method ? { method: load.method } : {}),
       ...(load.body !== undefined ? { body: load.body } : {}),
       ...(load.requests ? { requests: load.requests } : {}),
@@ -66,12 +72,15 @@ export function runLoad(title, load, duration, histogram) {
       else resolve(result);
     });
     // autocannon stops by itself after `duration`; this guard only catches a client that hangs.
-    const guard = setTimeout(() => {
-      if (settled) return;
-      settled = true;
-      instance.stop();
-      reject(new Error(`${title}: autocannon did not finish within ${duration + timeout + 30} s`));
-    }, (duration + timeout + 30) * 1000);
+    const guard = setTimeout(
+      () => {
+        if (settled) return;
+        settled = true;
+        instance.stop();
+        reject(new Error(`${title}: autocannon did not finish within ${duration + timeout + 30} s`));
+      },
+      (duration + timeout + 30) * 1000,
+    );
     if (histogram) instance.on('response', (_client, _statusCode, _bytes, responseTimeMs) => histogram.record(responseTimeMs));
   });
 }

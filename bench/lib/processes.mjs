@@ -44,7 +44,12 @@ export async function runCleanups() {
   while (cleanups.length > 0) {
     const fn = cleanups.pop();
     try {
-      await Promise.race([fn(), sleep(CLEANUP_TIMEOUT_MS, null, { ref: false }).then(() => { throw new Error(`timed out after ${CLEANUP_TIMEOUT_MS / 1000} s`); })]);
+      await Promise.race([
+        fn(),
+        sleep(CLEANUP_TIMEOUT_MS, null, { ref: false }).then(() => {
+          throw new Error(`timed out after ${CLEANUP_TIMEOUT_MS / 1000} s`);
+        }),
+      ]);
     } catch (err) {
       console.error(`bench: clean-up failed: ${err instanceof Error ? err.message : String(err)}`);
     }

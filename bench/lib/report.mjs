@@ -9,7 +9,23 @@ const pct = (x) => (x === null || x === undefined ? 'n/a' : `${fmt(x * 100)}%`);
 
 /** Prints one row per measured run; `extraCpu` names an extra CPU column (e.g. 'database'). */
 export function printTable(rows, { first = 'server', extraCpu } = {}) {
-  const header = [first, 'req/s (avg)', 'req/s stddev', 'mean ms', 'p50 ms', 'p99 ms', '2xx', 'non-2xx', 'errors', 'server CPU', 'server CPU µs/req', 'client CPU', ...(extraCpu ? [`${extraCpu} CPU`] : []), 'other CPU', 'steal'];
+  const header = [
+    first,
+    'req/s (avg)',
+    'req/s stddev',
+    'mean ms',
+    'p50 ms',
+    'p99 ms',
+    '2xx',
+    'non-2xx',
+    'errors',
+    'server CPU',
+    'server CPU µs/req',
+    'client CPU',
+    ...(extraCpu ? [`${extraCpu} CPU`] : []),
+    'other CPU',
+    'steal',
+  ];
   const body = rows.map((r) => [
     r.label,
     fmt(r.requestsPerSecond.average),
@@ -49,7 +65,9 @@ export function warnAboutCpu(rows) {
   for (const r of rows) {
     const { server, client, other, steal } = r.cpuUtilisation;
     if (client > 0.9 && server !== null && server < 0.9) {
-      console.warn(`bench: WARNING ${r.label}: the client used ${pct(client)} of its core and the server only ${pct(server)}: this figure is client-bound (a lower bound for the server).`);
+      console.warn(
+        `bench: WARNING ${r.label}: the client used ${pct(client)} of its core and the server only ${pct(server)}: this figure is client-bound (a lower bound for the server).`,
+      );
     } else if (client > 0.95) {
       console.warn(`bench: note ${r.label}: the client core was saturated too (${pct(client)}): the server may be able to do somewhat more than measured.`);
     }
@@ -63,7 +81,11 @@ export function warnAboutCpu(rows) {
 /** The newest modification time of the compiled server (dist/src), to notice a rebuild during a run. */
 function distStamp() {
   try {
-    return Math.max(...readdirSync(path.join(ROOT, 'dist/src'), { recursive: true }).filter((f) => f.endsWith('.js')).map((f) => statSync(path.join(ROOT, 'dist/src', f)).mtimeMs));
+    return Math.max(
+      ...readdirSync(path.join(ROOT, 'dist/src'), { recursive: true })
+        .filter((f) => f.endsWith('.js'))
+        .map((f) => statSync(path.join(ROOT, 'dist/src', f)).mtimeMs),
+    );
   } catch {
     return null;
   }

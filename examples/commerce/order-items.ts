@@ -54,7 +54,9 @@ export const orderItems = defineResource({
       assertPending(order);
       const product = await ctx.services.get('products', String(values.product_id));
       if (!product || product.status !== 'active') {
-        throw new AppError('VALIDATION_ERROR', 'The product cannot be ordered.', { details: [{ field: 'product_id', message: 'is not an active product', value: values.product_id }] });
+        throw new AppError('VALIDATION_ERROR', 'The product cannot be ordered.', {
+          details: [{ field: 'product_id', message: 'is not an active product', value: values.product_id }],
+        });
       }
       const price = product.price as Money;
       if (price.currency !== (order.total as Money).currency) {

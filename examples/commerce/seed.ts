@@ -3,9 +3,19 @@ import type { Seeder } from '../../src/index.js';
 
 const PRODUCTS = [
   { name: 'Espresso beans', description: 'Dark roast whole beans from Minas Gerais, 1 kg bag.', price: { amount: 2490, currency: 'EUR' }, tags: ['coffee', 'beans'] },
-  { name: 'Pour-over kettle', description: 'Gooseneck kettle with a thermometer, stainless steel, 1 litre.', price: { amount: 5900, currency: 'EUR' }, tags: ['coffee', 'brewing'] },
+  {
+    name: 'Pour-over kettle',
+    description: 'Gooseneck kettle with a thermometer, stainless steel, 1 litre.',
+    price: { amount: 5900, currency: 'EUR' },
+    tags: ['coffee', 'brewing'],
+  },
   { name: 'Ceramic mug', description: 'Hand-glazed stoneware mug, 350 ml.', price: { amount: 1800, currency: 'EUR' }, tags: ['kitchen'] },
-  { name: 'Burr grinder', description: 'Conical burr grinder with 40 grind settings for espresso to French press.', price: { amount: 14900, currency: 'EUR' }, tags: ['coffee', 'grinder'] },
+  {
+    name: 'Burr grinder',
+    description: 'Conical burr grinder with 40 grind settings for espresso to French press.',
+    price: { amount: 14900, currency: 'EUR' },
+    tags: ['coffee', 'grinder'],
+  },
   { name: 'Green tea sampler', description: 'Sencha, gyokuro and matcha, three 50 g tins.', price: { amount: 3200, currency: 'EUR' }, tags: ['tea'] },
   { name: 'Milk frother', description: 'Handheld frother for lattes and cappuccinos.', price: { amount: 1500, currency: 'EUR' }, tags: ['coffee'] },
   { name: 'Cold brew jar', description: 'Glass jar with a steel filter for cold brew coffee, 1.5 litres.', price: { amount: 2700, currency: 'EUR' }, tags: ['coffee', 'brewing'] },

@@ -10,7 +10,10 @@ import { InvalidToken, type TokenService } from './tokens.js';
 
 /** RFC 9110 §11.6.1: a 401 names every scheme the client could use. */
 /** What a client may authenticate with (RFC 6750 §3 for Bearer; API keys in X-API-Key). */
-export const CHALLENGES: Challenge[] = [{ scheme: 'Bearer', params: { realm: 'canon' } }, { scheme: 'ApiKey', params: { realm: 'canon', header: 'X-API-Key' } }];
+export const CHALLENGES: Challenge[] = [
+  { scheme: 'Bearer', params: { realm: 'canon' } },
+  { scheme: 'ApiKey', params: { realm: 'canon', header: 'X-API-Key' } },
+];
 
 export interface Credentials {
   headers: Record<string, string | string[] | undefined>;
@@ -54,7 +57,8 @@ export class Authenticator {
     const key = c.headers['x-api-key'];
     if (key !== undefined) {
       const principal = typeof key === 'string' ? await principalForApiKey(this.store, this.users, key, this.caches?.keys) : null;
-      if (!principal) throw unauthenticated('The API key is invalid or has been revoked.', [{ scheme: 'ApiKey', params: { realm: 'canon', header: 'X-API-Key', error: 'invalid_key' } }]);
+      if (!principal)
+        throw unauthenticated('The API key is invalid or has been revoked.', [{ scheme: 'ApiKey', params: { realm: 'canon', header: 'X-API-Key', error: 'invalid_key' } }]);
       return { principal, setCookies: [] };
     }
     const authorization = c.headers.authorization;
@@ -65,7 +69,9 @@ export class Authenticator {
         return { principal: await this.asClientIsNow(await this.tokens.verify(m[1]!)), setCookies: [] };
       } catch (err) {
         if (!(err instanceof InvalidToken)) throw err;
-        throw unauthenticated(`The bearer token is not valid: ${err.message}.`, [{ scheme: 'Bearer', params: { realm: 'canon', error: 'invalid_token', error_description: err.message } }]);
+        throw unauthenticated(`The bearer token is not valid: ${err.message}.`, [
+          { scheme: 'Bearer', params: { realm: 'canon', error: 'invalid_token', error_description: err.message } },
+        ]);
       }
     }
     const sessionId = c.cookies[this.cookies.session];

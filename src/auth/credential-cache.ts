@@ -20,7 +20,10 @@ const MAX_ENTRIES = 10_000;
 export class CredentialCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
 
-  constructor(private readonly ttlMs: number, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   get(key: string, epoch: number): V | undefined {
     const e = this.entries.get(key);

@@ -18,7 +18,10 @@ export const DEVICE_COOKIE_MAX_AGE = 180 * 24 * 3600;
 export class DeviceCookies {
   private readonly key: Buffer;
 
-  constructor(secret: string, private readonly names: CookieNames) {
+  constructor(
+    secret: string,
+    private readonly names: CookieNames,
+  ) {
     this.key = deriveKey(secret, 'canon device cookies v1');
   }
 
@@ -30,7 +33,11 @@ export class DeviceCookies {
   issue(account: string): string {
     const nonce = randomBytes(16).toString('base64url');
     return serialize(this.names.device, `${nonce}.${this.mac(nonce, account)}`, {
-      httpOnly: true, path: '/', sameSite: 'strict', maxAge: DEVICE_COOKIE_MAX_AGE, secure: this.names.secure,
+      httpOnly: true,
+      path: '/',
+      sameSite: 'strict',
+      maxAge: DEVICE_COOKIE_MAX_AGE,
+      secure: this.names.secure,
     });
   }
 

@@ -9,7 +9,12 @@ import { isWellFormedText } from '../model/well-formed-text.js';
 
 /** An RFC 6749 §5.2 error; `status` 401 for client authentication failures, 400 otherwise. */
 export class OAuthError extends Error {
-  constructor(readonly error: string, readonly description: string, readonly status = 400, readonly basicChallenge = false) {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+    readonly basicChallenge = false,
+  ) {
     super(description);
   }
 }
@@ -54,9 +59,7 @@ export async function authenticateClient(store: Reader, creds: ClientCredentials
   const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'client_id', op: 'eq', value: creds.clientId }]);
   const ok =
     client !== null &&
-    (creds.via === 'certificate'
-      ? !!certificateSha256 && client.certificate_sha256 === certificateSha256
-      : safeEqual(digest(creds.secret ?? ''), String(client.secret_hash)));
+    (creds.via === 'certificate' ? !!certificateSha256 && client.certificate_sha256 === certificateSha256 : safeEqual(digest(creds.secret ?? ''), String(client.secret_hash)));
   if (!client || !ok) throw new OAuthError('invalid_client', 'Client authentication failed.', 401, creds.via === 'basic');
   return client;
 }

@@ -25,7 +25,10 @@ export class PasswordHasher {
   /** For tests and metrics: the most computations ever running at once, and how many were refused. */
   readonly stats = { peak: 0, refused: 0 };
 
-  constructor(private readonly cost: ScryptCost, private readonly limits: PasswordWorkLimits) {
+  constructor(
+    private readonly cost: ScryptCost,
+    private readonly limits: PasswordWorkLimits,
+  ) {
     if (limits.concurrency < 1) throw new Error('password concurrency must be at least 1');
   }
 

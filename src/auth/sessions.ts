@@ -60,13 +60,28 @@ export class SessionManager {
     const nowIso = now.toISOString();
     const expires = expiryOf(this.settings.timeouts, now.getTime(), now.getTime());
     const record: StoredRecord = {
-      id: uuidv7(), version: 1, created_at: nowIso, updated_at: nowIso,
-      id_hash: digest(id), user_id: user.id, roles: [String(user.role)], last_accessed: nowIso,
-      expires_at: new Date(expires).toISOString(), csrf_token: csrfToken, data: {},
+      id: uuidv7(),
+      version: 1,
+      created_at: nowIso,
+      updated_at: nowIso,
+      id_hash: digest(id),
+      user_id: user.id,
+      roles: [String(user.role)],
+      last_accessed: nowIso,
+      expires_at: new Date(expires).toISOString(),
+      csrf_token: csrfToken,
+      data: {},
     };
     await this.commit(async (tx) => {
       // At most N sessions per user: the oldest go first (spec §5 rule 8); expired ones go anyway.
-      const { rows } = await tx.list(SESSIONS, { where: [{ path: 'user_id', op: 'eq', value: user.id }], orderBy: [{ path: 'created_at', desc: false }, { path: 'id', desc: false }], limit: 1000 });
+      const { rows } = await tx.list(SESSIONS, {
+        where: [{ path: 'user_id', op: 'eq', value: user.id }],
+        orderBy: [
+          { path: 'created_at', desc: false },
+          { path: 'id', desc: false },
+        ],
+        limit: 1000,
+      });
       const live = rows.filter((s) => Date.parse(String(s.expires_at)) > now.getTime());
       for (const s of rows) if (!live.includes(s)) await tx.delete(SESSIONS, s.id);
       for (const s of live.slice(0, Math.max(0, live.length - this.settings.maxPerUser + 1))) await tx.delete(SESSIONS, s.id);
@@ -98,7 +113,11 @@ export class SessionManager {
       renewedMaxAge = maxAgeSeconds(expires, now);
     }
     const principal: Principal = {
-      kind: 'session', credentialId: session.id, userId: user.id, role: String(user.role), scopes: [],
+      kind: 'session',
+      credentialId: session.id,
+      userId: user.id,
+      role: String(user.role),
+      scopes: [],
       session: { id: session.id, csrfToken: String(session.csrf_token) },
     };
     return renewedMaxAge === undefined ? { principal, record } : { principal, record, renewedMaxAge };

@@ -33,8 +33,17 @@ export class SigningKeys {
   private async load(force = false): Promise<void> {
     const now = Date.now();
     if (!force && now - this.loadedAt < REFRESH_MS) return;
-    const { rows } = await this.store.list(SIGNING_KEYS, { where: [], orderBy: [{ path: 'created_at', desc: true }, { path: 'id', desc: true }], limit: 100 });
-    this.keys = await Promise.all(rows.map(async (record) => ({ kid: String(record.kid), record, publicKey: (await importJWK(record.public_jwk as JWK, TOKEN_ALG)) as CryptoKey })));
+    const { rows } = await this.store.list(SIGNING_KEYS, {
+      where: [],
+      orderBy: [
+        { path: 'created_at', desc: true },
+        { path: 'id', desc: true },
+      ],
+      limit: 100,
+    });
+    this.keys = await Promise.all(
+      rows.map(async (record) => ({ kid: String(record.kid), record, publicKey: (await importJWK(record.public_jwk as JWK, TOKEN_ALG)) as CryptoKey })),
+    );
     this.loadedAt = now;
     const current = rows.find((r) => !r.retired_at);
     if (current && this.active?.kid !== current.kid) {
@@ -92,8 +101,15 @@ export class SigningKeys {
       const { rows } = await tx.list(SIGNING_KEYS, { where: [{ path: 'retired_at', op: 'eq', value: null }], orderBy: [{ path: 'id', desc: false }], limit: 100 });
       for (const old of rows) await tx.update(SIGNING_KEYS, { ...old, version: old.version + 1, updated_at: now, retired_at: now });
       await tx.insert(SIGNING_KEYS, {
-        id: uuidv7(), version: 1, created_at: now, updated_at: now,
-        kid, alg: TOKEN_ALG, public_jwk: publicJwk, private_jwk: seal(JSON.stringify(await exportJWK(privateKey)), this.secret), retired_at: null,
+        id: uuidv7(),
+        version: 1,
+        created_at: now,
+        updated_at: now,
+        kid,
+        alg: TOKEN_ALG,
+        public_jwk: publicJwk,
+        private_jwk: seal(JSON.stringify(await exportJWK(privateKey)), this.secret),
+        retired_at: null,
       });
     });
     return kid;

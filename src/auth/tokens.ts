@@ -21,7 +21,11 @@ export interface IssuedToken {
 export class InvalidToken extends Error {}
 
 export class TokenService {
-  constructor(private readonly keys: SigningKeys, private readonly settings: TokenSettings, private readonly clock: () => Date) {}
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly settings: TokenSettings,
+    private readonly clock: () => Date,
+  ) {}
 
   async issue(clientId: string, scopes: string[]): Promise<IssuedToken> {
     const { kid, privateKey } = await this.keys.signingKey();
@@ -45,18 +49,22 @@ export class TokenService {
    */
   async verify(token: string): Promise<Principal> {
     try {
-      const { payload } = await jwtVerify(token, async (header) => {
-        const key = await this.keys.publicKey(header.kid);
-        if (!key) throw new InvalidToken('unknown signing key');
-        return key;
-      }, {
-        algorithms: [TOKEN_ALG],
-        typ: 'at+jwt',
-        issuer: this.settings.issuer(),
-        audience: this.settings.audience(),
-        requiredClaims: ['exp', 'nbf', 'iat', 'sub'],
-        currentDate: this.clock(),
-      });
+      const { payload } = await jwtVerify(
+        token,
+        async (header) => {
+          const key = await this.keys.publicKey(header.kid);
+          if (!key) throw new InvalidToken('unknown signing key');
+          return key;
+        },
+        {
+          algorithms: [TOKEN_ALG],
+          typ: 'at+jwt',
+          issuer: this.settings.issuer(),
+          audience: this.settings.audience(),
+          requiredClaims: ['exp', 'nbf', 'iat', 'sub'],
+          currentDate: this.clock(),
+        },
+      );
       const scope = typeof payload.scope === 'string' ? payload.scope : '';
       return { kind: 'bearer', credentialId: String(payload.sub), userId: null, role: 'admin', scopes: scope ? scope.split(' ') : [] };
     } catch (err) {

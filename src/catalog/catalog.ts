@@ -17,7 +17,10 @@ export class Catalog {
       this.byId.set(op.id, op);
       let entry = this.paths.find((p) => p.template === op.path);
       if (!entry) {
-        const source = op.path.split('/').map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+        const source = op.path
+          .split('/')
+          .map((seg) => (seg.startsWith(':') ? '[^/]+' : seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join('/');
         entry = { template: op.path, pattern: new RegExp(`^${source}$`), methods: new Set() };
         this.paths.push(entry);
       }

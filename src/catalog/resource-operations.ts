@@ -7,7 +7,20 @@ import type { ApiVersion } from '../model/versions.js';
 import type { Operation } from './operation.js';
 
 /** Codes any authenticated operation can answer with, before it does anything of its own. */
-const EVERY: ErrorCode[] = ['UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'FORBIDDEN', 'NOT_ACCEPTABLE', 'URI_TOO_LONG', 'INVALID_QUERY', 'RATE_LIMITED', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+const EVERY: ErrorCode[] = [
+  'UNAUTHENTICATED',
+  'INSUFFICIENT_SCOPE',
+  'FORBIDDEN',
+  'NOT_ACCEPTABLE',
+  'URI_TOO_LONG',
+  'INVALID_QUERY',
+  'RATE_LIMITED',
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
+  'BAD_REQUEST',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+];
 /** And those of any operation that reads a body. */
 const WITH_BODY: ErrorCode[] = ['CSRF_TOKEN_INVALID', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'VALIDATION_ERROR', 'EXPECTATION_FAILED'];
 const IDEMPOTENT: ErrorCode[] = ['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED'];
@@ -37,13 +50,28 @@ export function listQuerySchema(r: CompiledResource): JsonSchema {
     page_size: { type: 'integer', minimum: 1, maximum: 100 },
     page_token: { type: 'string' },
     after_id: { type: 'string', format: 'uuid' },
-    sort: { type: 'string', description: `Comma-separated; '-' for descending. Sortable: ${[...r.paths.values()].filter((p) => p.sortable).map((p) => p.path).join(', ')}.` },
+    sort: {
+      type: 'string',
+      description: `Comma-separated; '-' for descending. Sortable: ${[...r.paths.values()]
+        .filter((p) => p.sortable)
+        .map((p) => p.path)
+        .join(', ')}.`,
+    },
     fields: { type: 'string', description: 'Comma-separated fields to return.' },
   };
   if (r.searchable.length > 0) properties.q = { type: 'string', maxLength: 200 };
   for (const p of r.paths.values()) {
     if (!p.filterable) continue;
-    const value: JsonSchema = p.type === 'integer' ? { type: 'integer' } : p.type === 'boolean' ? { type: 'boolean' } : p.values ? { type: 'string', enum: [...p.values] } : p.type === 'timestamp' ? { type: 'string', format: 'date-time' } : { type: 'string' };
+    const value: JsonSchema =
+      p.type === 'integer'
+        ? { type: 'integer' }
+        : p.type === 'boolean'
+          ? { type: 'boolean' }
+          : p.values
+            ? { type: 'string', enum: [...p.values] }
+            : p.type === 'timestamp'
+              ? { type: 'string', format: 'date-time' }
+              : { type: 'string' };
     properties[p.path] = value;
     for (const op of ['ne', 'gt', 'gte', 'lt', 'lte']) properties[`${p.path}[${op}]`] = value;
     properties[`${p.path}[in]`] = { type: 'string', description: 'Comma-separated values, at most 100.' };
@@ -67,28 +95,128 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
     const write = (grants: string[]): Pick<Operation, 'scopes' | 'grants'> => ({ scopes: [`${r.name}:write`, '*'], grants: [...grants] });
     const common = { version: v, resource: r.name, authentication: 'required' as const };
     out.push(
-      { ...common, ...read, id: `${v}.${r.name}.list`, method: 'GET', path: base, kind: 'list', input: { query: listQuerySchema(r) }, output: { 200: listSchema(r) }, errors: [...EVERY], csrf: false, idempotent: false, description: `Lists ${r.name} the caller may see, a page at a time.${r.def.description ? ` ${r.def.description}` : ''}` },
-      { ...common, ...write(r.def.permissions.create), id: `${v}.${r.name}.create`, method: 'POST', path: base, kind: 'create', input: { headers: IDEMPOTENCY_HEADERS, body: bodies(r, 'create') }, output: { 201: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'CONFLICT', 'INVALID_STATE'], csrf: true, idempotent: true, description: `Creates a ${label(r)}.` },
-      { ...common, ...read, id: `${v}.${r.name}.read`, method: 'GET', path: item, kind: 'read', input: { path: ID_PATH, headers: CONDITIONAL_READ }, output: { 200: objectSchema(r), 304: null }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `Reads one ${label(r)}.` },
-      { ...common, ...write(r.def.permissions.update), id: `${v}.${r.name}.replace`, method: 'PUT', path: item, kind: 'replace', input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace') }, output: { 200: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Replaces a ${label(r)} whole (omitted optional fields become null).` },
-      { ...common, ...write(r.def.permissions.update), id: `${v}.${r.name}.update`, method: 'PATCH', path: item, kind: 'update', input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace', true) }, output: { 200: objectSchema(r) }, errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Changes some fields of a ${label(r)} (RFC 7396 merge patch).` },
-      { ...common, ...write(r.def.permissions.delete), id: `${v}.${r.name}.delete`, method: 'DELETE', path: item, kind: 'delete', input: { path: ID_PATH, headers: CONDITIONAL_WRITE }, output: { 204: null }, errors: [...EVERY, 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED'], csrf: true, idempotent: false, description: `Deletes a ${label(r)}.` },
+      {
+        ...common,
+        ...read,
+        id: `${v}.${r.name}.list`,
+        method: 'GET',
+        path: base,
+        kind: 'list',
+        input: { query: listQuerySchema(r) },
+        output: { 200: listSchema(r) },
+        errors: [...EVERY],
+        csrf: false,
+        idempotent: false,
+        description: `Lists ${r.name} the caller may see, a page at a time.${r.def.description ? ` ${r.def.description}` : ''}`,
+      },
+      {
+        ...common,
+        ...write(r.def.permissions.create),
+        id: `${v}.${r.name}.create`,
+        method: 'POST',
+        path: base,
+        kind: 'create',
+        input: { headers: IDEMPOTENCY_HEADERS, body: bodies(r, 'create') },
+        output: { 201: objectSchema(r) },
+        errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'CONFLICT', 'INVALID_STATE'],
+        csrf: true,
+        idempotent: true,
+        description: `Creates a ${label(r)}.`,
+      },
+      {
+        ...common,
+        ...read,
+        id: `${v}.${r.name}.read`,
+        method: 'GET',
+        path: item,
+        kind: 'read',
+        input: { path: ID_PATH, headers: CONDITIONAL_READ },
+        output: { 200: objectSchema(r), 304: null },
+        errors: [...EVERY, 'NOT_FOUND'],
+        csrf: false,
+        idempotent: false,
+        description: `Reads one ${label(r)}.`,
+      },
+      {
+        ...common,
+        ...write(r.def.permissions.update),
+        id: `${v}.${r.name}.replace`,
+        method: 'PUT',
+        path: item,
+        kind: 'replace',
+        input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace') },
+        output: { 200: objectSchema(r) },
+        errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'],
+        csrf: true,
+        idempotent: false,
+        description: `Replaces a ${label(r)} whole (omitted optional fields become null).`,
+      },
+      {
+        ...common,
+        ...write(r.def.permissions.update),
+        id: `${v}.${r.name}.update`,
+        method: 'PATCH',
+        path: item,
+        kind: 'update',
+        input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace', true) },
+        output: { 200: objectSchema(r) },
+        errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'],
+        csrf: true,
+        idempotent: false,
+        description: `Changes some fields of a ${label(r)} (RFC 7396 merge patch).`,
+      },
+      {
+        ...common,
+        ...write(r.def.permissions.delete),
+        id: `${v}.${r.name}.delete`,
+        method: 'DELETE',
+        path: item,
+        kind: 'delete',
+        input: { path: ID_PATH, headers: CONDITIONAL_WRITE },
+        output: { 204: null },
+        errors: [...EVERY, 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED'],
+        csrf: true,
+        idempotent: false,
+        description: `Deletes a ${label(r)}.`,
+      },
     );
     for (const [name, action] of Object.entries(r.def.actions ?? {})) {
       const path = `${item}/${name}`;
       if (action.method === 'POST') {
         const input = action.input ? objectSchemaOf(action.input) : undefined;
         out.push({
-          ...common, ...write(action.allow), id: `${v}.${r.name}.${name}`, method: 'POST', path, kind: 'action', action: name,
+          ...common,
+          ...write(action.allow),
+          id: `${v}.${r.name}.${name}`,
+          method: 'POST',
+          path,
+          kind: 'action',
+          action: name,
           input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, ...(input ? { body: { 'application/json': input, 'application/x-www-form-urlencoded': input } } : {}) },
           output: { [action.status ?? 200]: objectSchema(r) },
           errors: [...EVERY, 'CSRF_TOKEN_INVALID', ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE', 'EXPECTATION_FAILED', ...(input ? WITH_BODY : [])],
-          csrf: true, idempotent: true,
+          csrf: true,
+          idempotent: true,
           description: action.description ?? `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.`,
         });
       } else {
         const view: JsonSchema = { type: 'object', required: ['links'], properties: { links: { type: 'array' } } };
-        out.push({ ...common, ...read, grants: [...action.allow], id: `${v}.${r.name}.${name}`, method: 'GET', path, kind: 'view', action: name, input: { path: ID_PATH }, output: { 200: view }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: action.description ?? `The ${name} of a ${label(r)}; 404 outside the states it exists in.` });
+        out.push({
+          ...common,
+          ...read,
+          grants: [...action.allow],
+          id: `${v}.${r.name}.${name}`,
+          method: 'GET',
+          path,
+          kind: 'view',
+          action: name,
+          input: { path: ID_PATH },
+          output: { 200: view },
+          errors: [...EVERY, 'NOT_FOUND'],
+          csrf: false,
+          idempotent: false,
+          description: action.description ?? `The ${name} of a ${label(r)}; 404 outside the states it exists in.`,
+        });
       }
     }
     for (const child of r.children) {
@@ -97,8 +225,36 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
       const parent = { resource: r.name, field: child.field };
       const childCommon = { version: v, resource: c.name, parent, authentication: 'required' as const };
       out.push(
-        { ...childCommon, scopes: [`${c.name}:read`, `${c.name}:write`, '*'], grants: [...c.def.permissions.read], id: `${v}.${r.name}.${c.name}.list`, method: 'GET', path, kind: 'list', input: { path: ID_PATH, query: listQuerySchema(c) }, output: { 200: listSchema(c) }, errors: [...EVERY, 'NOT_FOUND'], csrf: false, idempotent: false, description: `Lists the ${c.name} of one ${label(r)}.` },
-        { ...childCommon, scopes: [`${c.name}:write`, '*'], grants: [...c.def.permissions.create], id: `${v}.${r.name}.${c.name}.create`, method: 'POST', path, kind: 'create', input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: bodies(c, 'create') }, output: { 201: objectSchema(c) }, errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE'], csrf: true, idempotent: true, description: `Creates a ${label(c)} under one ${label(r)}.` },
+        {
+          ...childCommon,
+          scopes: [`${c.name}:read`, `${c.name}:write`, '*'],
+          grants: [...c.def.permissions.read],
+          id: `${v}.${r.name}.${c.name}.list`,
+          method: 'GET',
+          path,
+          kind: 'list',
+          input: { path: ID_PATH, query: listQuerySchema(c) },
+          output: { 200: listSchema(c) },
+          errors: [...EVERY, 'NOT_FOUND'],
+          csrf: false,
+          idempotent: false,
+          description: `Lists the ${c.name} of one ${label(r)}.`,
+        },
+        {
+          ...childCommon,
+          scopes: [`${c.name}:write`, '*'],
+          grants: [...c.def.permissions.create],
+          id: `${v}.${r.name}.${c.name}.create`,
+          method: 'POST',
+          path,
+          kind: 'create',
+          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: bodies(c, 'create') },
+          output: { 201: objectSchema(c) },
+          errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE'],
+          csrf: true,
+          idempotent: true,
+          description: `Creates a ${label(c)} under one ${label(r)}.`,
+        },
       );
     }
   }

@@ -63,7 +63,10 @@ async function serve(config: Config): Promise<void> {
   console.log(`Canon is serving ${base}/${version} (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
   console.log(`  health: ${base}/healthz`);
   if (runtime.seeded) console.log(config.configModule ? '  seeded the app’s demo data' : '  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
-  if (runtime.generatedAdminKey) console.log(`  development admin API key: ${runtime.generatedAdminKey}${firstList ? `\n  try: curl -H "X-API-Key: ${runtime.generatedAdminKey}" ${base}${firstList.path}` : ''}`);
+  if (runtime.generatedAdminKey)
+    console.log(
+      `  development admin API key: ${runtime.generatedAdminKey}${firstList ? `\n  try: curl -H "X-API-Key: ${runtime.generatedAdminKey}" ${base}${firstList.path}` : ''}`,
+    );
   const stop = async (): Promise<void> => {
     await runtime.close();
     process.exit(0);
@@ -97,9 +100,17 @@ async function main(argv: string[]): Promise<void> {
     args: argv,
     allowPositionals: true,
     options: {
-      port: { type: 'string' }, host: { type: 'string' }, db: { type: 'string' }, redis: { type: 'string' }, config: { type: 'string' },
-      name: { type: 'string' }, user: { type: 'string' }, help: { type: 'boolean', short: 'h' },
-      'tls-cert': { type: 'string' }, 'tls-key': { type: 'string' }, 'tls-client-ca': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      db: { type: 'string' },
+      redis: { type: 'string' },
+      config: { type: 'string' },
+      name: { type: 'string' },
+      user: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
+      'tls-client-ca': { type: 'string' },
     },
   });
   if (values.help) {

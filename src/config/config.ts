@@ -163,11 +163,15 @@ function int(value: string | undefined, name: string): number | undefined {
 
 /** Comma-separated origins, each written as the browser sends it (`https://app.example.com`, no path). */
 function trustedOrigins(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const origin = originOf(s);
-    if (origin === undefined || origin !== s.replace(/\/$/, '')) throw new Error(`CANON_TRUSTED_ORIGINS: "${s}" is not an origin such as https://app.example.com`);
-    return origin;
-  });
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const origin = originOf(s);
+      if (origin === undefined || origin !== s.replace(/\/$/, '')) throw new Error(`CANON_TRUSTED_ORIGINS: "${s}" is not an origin such as https://app.example.com`);
+      return origin;
+    });
 }
 
 function prefixLength(value: string | undefined): number | undefined {
@@ -218,7 +222,8 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
   if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');
-  if (concurrency !== undefined || queue !== undefined) out.passwordWork = { concurrency: concurrency ?? DEFAULTS.passwordWork.concurrency, maxQueue: queue ?? DEFAULTS.passwordWork.maxQueue };
+  if (concurrency !== undefined || queue !== undefined)
+    out.passwordWork = { concurrency: concurrency ?? DEFAULTS.passwordWork.concurrency, maxQueue: queue ?? DEFAULTS.passwordWork.maxQueue };
   const rate = (name: string) => (env[name] ? parseRate(env[name]!, name) : undefined);
   const limits = DEFAULTS.rateLimits;
   out.rateLimits = {
@@ -234,7 +239,8 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   };
   const lag = int(env.CANON_MAX_EVENT_LOOP_DELAY_MS, 'CANON_MAX_EVENT_LOOP_DELAY_MS');
   const heap = int(env.CANON_MAX_HEAP_BYTES, 'CANON_MAX_HEAP_BYTES');
-  if (lag !== undefined || heap !== undefined) out.overload = { ...DEFAULTS.overload, ...(lag !== undefined ? { maxEventLoopDelayMs: lag } : {}), ...(heap !== undefined ? { maxHeapUsedBytes: heap } : {}) };
+  if (lag !== undefined || heap !== undefined)
+    out.overload = { ...DEFAULTS.overload, ...(lag !== undefined ? { maxEventLoopDelayMs: lag } : {}), ...(heap !== undefined ? { maxHeapUsedBytes: heap } : {}) };
   if (env.CANON_TRUST_PROXY) out.trustProxy = env.CANON_TRUST_PROXY === 'true' ? true : env.CANON_TRUST_PROXY === 'false' ? false : env.CANON_TRUST_PROXY;
   if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
   return out;

@@ -14,7 +14,10 @@ export const ERROR_CATALOG = {
   FORBIDDEN: { status: 403, description: 'The caller is authenticated but not allowed to do this.' },
   INSUFFICIENT_SCOPE: { status: 403, description: 'The credential’s scopes do not cover this request; `WWW-Authenticate` names the scope needed.' },
   CSRF_TOKEN_INVALID: { status: 403, description: 'A cookie-authenticated write lacks the session’s CSRF token (`X-CSRF-Token` or form field `csrf_token`).' },
-  CROSS_SITE_REQUEST: { status: 403, description: 'A login came from another site (`Origin`, `Sec-Fetch-Site` or `Referer`): sessions are created only from the server’s own origin or `CANON_TRUSTED_ORIGINS`.' },
+  CROSS_SITE_REQUEST: {
+    status: 403,
+    description: 'A login came from another site (`Origin`, `Sec-Fetch-Site` or `Referer`): sessions are created only from the server’s own origin or `CANON_TRUSTED_ORIGINS`.',
+  },
   NOT_FOUND: { status: 404, description: 'The resource does not exist, or the caller may not know that it exists.' },
   ROUTE_NOT_FOUND: { status: 404, description: 'No route matches the path.' },
   METHOD_NOT_ALLOWED: { status: 405, description: 'The path exists but not with this method; `Allow` lists the methods it has.' },
@@ -26,7 +29,10 @@ export const ERROR_CATALOG = {
   PRECONDITION_FAILED: { status: 412, description: 'The `If-Match` header does not match the current ETag.' },
   PAYLOAD_TOO_LARGE: { status: 413, description: 'The body is larger than the limit (1 MiB by default).' },
   URI_TOO_LONG: { status: 414, description: 'The request target is longer than the limit.' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The body’s `Content-Type`, its `charset` (only UTF-8) or its `Content-Encoding` (only identity) is not one the endpoint accepts.' },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    description: 'The body’s `Content-Type`, its `charset` (only UTF-8) or its `Content-Encoding` (only identity) is not one the endpoint accepts.',
+  },
   EXPECTATION_FAILED: { status: 417, description: 'The `Expect` header asks for something other than `100-continue`.' },
   VALIDATION_ERROR: { status: 422, description: 'The body failed validation; `details` has one entry per field.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, description: 'This Idempotency-Key was used with a different request (method, path or body).' },

@@ -51,23 +51,27 @@ export function sendError(reply: FastifyReply, err: AppError, cookies?: CookieNa
 }
 
 /** Errors Node raises before Fastify sees a request (oversized headers, slow clients) get the same body and headers. */
-const clientErrorHandler = (fixed: string) => (err: NodeJS.ErrnoException, socket: Socket): void => {
-  if (err.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const error =
-    err.code === 'HPE_HEADER_OVERFLOW' ? new AppError('HEADERS_TOO_LARGE', 'The request headers are too large.')
-    : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time.')
-    : new AppError('BAD_REQUEST', 'The request is not valid HTTP.');
-  const id = randomUUID();
-  const body = JSON.stringify(errorBody(error, id));
-  const reason = error.status === 431 ? 'Request Header Fields Too Large' : error.status === 408 ? 'Request Timeout' : 'Bad Request';
-  socket.end(
-    `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
-      `Cache-Control: no-store\r\nX-Request-Id: ${id}\r\n${fixed}Connection: close\r\n\r\n${body}`,
-  );
-};
+const clientErrorHandler =
+  (fixed: string) =>
+  (err: NodeJS.ErrnoException, socket: Socket): void => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const error =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('HEADERS_TOO_LARGE', 'The request headers are too large.')
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new AppError('REQUEST_TIMEOUT', 'The request did not arrive in time.')
+          : new AppError('BAD_REQUEST', 'The request is not valid HTTP.');
+    const id = randomUUID();
+    const body = JSON.stringify(errorBody(error, id));
+    const reason = error.status === 431 ? 'Request Header Fields Too Large' : error.status === 408 ? 'Request Timeout' : 'Bad Request';
+    socket.end(
+      `HTTP/1.1 ${error.status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Cache-Control: no-store\r\nX-Request-Id: ${id}\r\n${fixed}Connection: close\r\n\r\n${body}`,
+    );
+  };
 
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -98,12 +102,16 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       const { certFile, keyFile, clientCaFile } = config.tls;
       // With a client CA the server asks for a certificate but lets the handshake finish without a valid
       // one, so the client gets a 401 in the error body instead of a TLS alert; only verified ones count.
-      return guardFraming(createHttpsServer({
-        ...options,
-        cert: readFileSync(certFile),
-        key: readFileSync(keyFile),
-        ...(clientCaFile ? { ca: readFileSync(clientCaFile), requestCert: true, rejectUnauthorized: false } : {}),
-      }) as unknown as Server, h, fixedHeaders);
+      return guardFraming(
+        createHttpsServer({
+          ...options,
+          cert: readFileSync(certFile),
+          key: readFileSync(keyFile),
+          ...(clientCaFile ? { ca: readFileSync(clientCaFile), requestCert: true, rejectUnauthorized: false } : {}),
+        }) as unknown as Server,
+        h,
+        fixedHeaders,
+      );
     },
     clientErrorHandler: clientErrorHandler(rawHeaderLines(fixedHeaders)),
     frameworkErrors: (err, request, reply) => {
@@ -149,18 +157,20 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   };
 
   // The lean path does what this hook does for the requests it takes (request id, fixed headers, URL length, Accept).
-  await hooks.acknowledge(() => app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id).headers(fixedHeaders);
-    if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
-    if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
-    if (request.is404) return unmatched(request, reply);
-    const malformed = (request.query as ParsedQuery)[MALFORMED];
-    if (malformed) {
-      throw new AppError('INVALID_QUERY', 'A query parameter is not well-formed text: percent-encoding must decode to UTF-8, without U+0000.', {
-        details: malformed.map((field) => ({ field, message: 'is not well-formed percent-encoded UTF-8 text' })),
-      });
-    }
-  }));
+  await hooks.acknowledge(() =>
+    app.addHook('onRequest', async (request, reply) => {
+      reply.header('x-request-id', request.id).headers(fixedHeaders);
+      if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
+      if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
+      if (request.is404) return unmatched(request, reply);
+      const malformed = (request.query as ParsedQuery)[MALFORMED];
+      if (malformed) {
+        throw new AppError('INVALID_QUERY', 'A query parameter is not well-formed text: percent-encoding must decode to UTF-8, without U+0000.', {
+          details: malformed.map((field) => ({ field, message: 'is not well-formed percent-encoded UTF-8 text' })),
+        });
+      }
+    }),
+  );
 
   app.setErrorHandler((err, request, reply) => {
     const { error, internal } = toAppError(err);
@@ -171,9 +181,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   if (config.accessLog) {
     // The lean path stands aside whenever access logging is on.
-    await hooks.acknowledge(() => app.addHook('onResponse', async (request, reply) => {
-      deps.log.info({ request_id: request.id, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
-    }));
+    await hooks.acknowledge(() =>
+      app.addHook('onResponse', async (request, reply) => {
+        deps.log.info(
+          { request_id: request.id, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
+          'request',
+        );
+      }),
+    );
   }
 
   // onRequest answers every unmatched request first; this only stands behind it.
@@ -183,9 +198,15 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
   registerBodyParsers(app, config);
-  registerOperations(app, catalog, { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) }, (op) => resourceRoute(deps, op), (op, spec) => {
-    // An object read's own hook is the authentication the lean path performs itself.
-    if (op.kind === 'read') hooks.acknowledgeRoute(spec);
-  });
+  registerOperations(
+    app,
+    catalog,
+    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) },
+    (op) => resourceRoute(deps, op),
+    (op, spec) => {
+      // An object read's own hook is the authentication the lean path performs itself.
+      if (op.kind === 'read') hooks.acknowledgeRoute(spec);
+    },
+  );
   return app;
 }

@@ -15,7 +15,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function bodyText(req: FastifyRequest, body: Buffer, invalid: 'INVALID_JSON' | 'BAD_REQUEST'): string {
   const coding = req.headers['content-encoding'];
   if (coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The content coding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`, { headers: { 'accept-encoding': 'identity' } });
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', `The content coding ${JSON.stringify(coding)} is not supported: send the body uncompressed.`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
   }
   const charset = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(req.headers['content-type'] ?? '')?.[1]?.toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {

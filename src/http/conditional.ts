@@ -26,7 +26,10 @@ export function lastModifiedOf(record: StoredRecord): string {
 
 /** Splits an If-Match / If-None-Match list; `*` is returned as the only element. */
 function tags(header: string): string[] {
-  return header.split(',').map((t) => t.trim()).filter((t) => t.length > 0);
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0);
 }
 
 /** RFC 9110 §13.1.1: strong comparison, `*` matches any current representation. */

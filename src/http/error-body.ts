@@ -61,7 +61,11 @@ const FASTIFY_CODES: Record<string, () => AppError> = {
 export function toAppError(err: unknown): { error: AppError; internal: boolean } {
   if (err instanceof AppError) return { error: err, internal: false };
   // Contention that outlasted every retry: the request was sound, try again shortly.
-  if (err instanceof StoreBusy) return { error: new AppError('SERVICE_UNAVAILABLE', 'The service is busy with concurrent changes to the same data; retry shortly.', { facts: { retryAfterSeconds: 1 } }), internal: false };
+  if (err instanceof StoreBusy)
+    return {
+      error: new AppError('SERVICE_UNAVAILABLE', 'The service is busy with concurrent changes to the same data; retry shortly.', { facts: { retryAfterSeconds: 1 } }),
+      internal: false,
+    };
   const e = err as { code?: string; statusCode?: number; message?: string; name?: string } | undefined;
   const mapped = e?.code ? FASTIFY_CODES[e.code] : undefined;
   if (mapped) return { error: mapped(), internal: false };

@@ -6,7 +6,16 @@ import { clearCookie, type CookieNames } from '../auth/session-cookies.js';
 function challengeHeader(facts: ErrorFacts): string | undefined {
   if (!facts.challenges?.length) return undefined;
   return facts.challenges
-    .map((c) => [c.scheme, Object.entries(c.params).map(([k, v]) => `${k}="${v.replace(/["\\]/g, '\\$&')}"`).join(', ')].filter(Boolean).join(' '))
+    .map((c) =>
+      [
+        c.scheme,
+        Object.entries(c.params)
+          .map(([k, v]) => `${k}="${v.replace(/["\\]/g, '\\$&')}"`)
+          .join(', '),
+      ]
+        .filter(Boolean)
+        .join(' '),
+    )
     .join(', ');
 }
 

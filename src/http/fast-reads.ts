@@ -48,7 +48,10 @@ export class FastReads {
   private readonly hsts: string | undefined;
 
   /** `fixed`: the headers every response carries (src/http/security-headers.ts). */
-  constructor(private readonly deps: HttpDeps, fixed: Record<string, string>) {
+  constructor(
+    private readonly deps: HttpDeps,
+    fixed: Record<string, string>,
+  ) {
     this.hsts = fixed['strict-transport-security'];
     // The catalog's object reads: `/v2/products/:id` is served here as `/v2/products/<uuid>`.
     for (const op of deps.catalog.operations) {

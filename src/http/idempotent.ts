@@ -37,8 +37,11 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
  * result into the response, once, so the stored and the sent response are the same.
  */
 export async function idempotent<T>(
-  deps: HttpDeps, request: FastifyRequest, reply: FastifyReply,
-  run: (within?: Within<T>) => Promise<T>, render: (result: T) => StoredResponse,
+  deps: HttpDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: (within?: Within<T>) => Promise<T>,
+  render: (result: T) => StoredResponse,
 ): Promise<unknown> {
   const key = idempotencyKeyOf(request);
   if (key === undefined) return send(reply, render(await run()));

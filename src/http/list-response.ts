@@ -17,7 +17,14 @@ function withParams(url: string, changes: Record<string, string>): string {
 }
 
 export async function renderList(
-  deps: HttpDeps, version: ApiVersion, r: CompiledResource, request: FastifyRequest, reply: FastifyReply, ctx: Ctx, parent: ParentRef | undefined, canCreate: boolean,
+  deps: HttpDeps,
+  version: ApiVersion,
+  r: CompiledResource,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  ctx: Ctx,
+  parent: ParentRef | undefined,
+  canCreate: boolean,
 ): Promise<Record<string, unknown>> {
   // Cursors are bound to this collection: this version, this resource, under this parent (issue 13.6).
   const plan = parseListParams(r, request.query as QueryInput, deps.secret, `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`);

@@ -5,7 +5,25 @@
  * session ids, access tokens, passwords, keys). Canon reads none of them from a query, but clients send
  * them anyway, and a logged URL outlives the credential's owner's intent.
  */
-const SECRET_NAMES = new Set(['api_key', 'apikey', 'api-key', 'x-api-key', 'key', 'access_token', 'id_token', 'refresh_token', 'token', 'password', 'client_secret', 'csrf_token', 'secret', 'authorization', 'session', 'canon_session', 'code']);
+const SECRET_NAMES = new Set([
+  'api_key',
+  'apikey',
+  'api-key',
+  'x-api-key',
+  'key',
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'token',
+  'password',
+  'client_secret',
+  'csrf_token',
+  'secret',
+  'authorization',
+  'session',
+  'canon_session',
+  'code',
+]);
 /** Any name that says what it holds: `new_password`, `webhook_secret`, `session_token`. */
 const SECRET_PART = /password|passwd|secret|token/i;
 
@@ -25,10 +43,13 @@ function secretName(raw: string): boolean {
 export function loggableUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
-  const pairs = url.slice(q + 1).split('&').map((pair) => {
-    const eq = pair.indexOf('=');
-    const name = eq < 0 ? pair : pair.slice(0, eq);
-    return eq >= 0 && secretName(name) ? `${name}=${REDACTED}` : pair;
-  });
+  const pairs = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const name = eq < 0 ? pair : pair.slice(0, eq);
+      return eq >= 0 && secretName(name) ? `${name}=${REDACTED}` : pair;
+    });
   return `${url.slice(0, q)}?${pairs.join('&')}`;
 }

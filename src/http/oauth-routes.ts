@@ -19,25 +19,29 @@ function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
 export function oauthHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   // Every scope a client may ask for, computed once: `*`, and read/write per resource clients can reach.
   const scopes = ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])];
-  const metadata: RouteSpec = { handler: async (_req, reply) => {
-    const issuer = deps.issuer();
-    reply.header('cache-control', 'public, max-age=300');
-    return {
-      issuer,
-      token_endpoint: `${issuer}/oauth/token`,
-      jwks_uri: `${issuer}/.well-known/jwks.json`,
-      grant_types_supported: ['client_credentials'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', ...(deps.config.tls?.clientCaFile ? ['tls_client_auth'] : [])],
-      scopes_supported: scopes,
-      response_types_supported: ['token'],
-    };
-  } };
+  const metadata: RouteSpec = {
+    handler: async (_req, reply) => {
+      const issuer = deps.issuer();
+      reply.header('cache-control', 'public, max-age=300');
+      return {
+        issuer,
+        token_endpoint: `${issuer}/oauth/token`,
+        jwks_uri: `${issuer}/.well-known/jwks.json`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', ...(deps.config.tls?.clientCaFile ? ['tls_client_auth'] : [])],
+        scopes_supported: scopes,
+        response_types_supported: ['token'],
+      };
+    },
+  };
 
-  const jwks: RouteSpec = { handler: async (_req, reply) => {
-    // Short caching: a rotated key must reach verifiers before tokens signed with it arrive.
-    reply.header('cache-control', 'public, max-age=60');
-    return deps.signingKeys.jwks();
-  } };
+  const jwks: RouteSpec = {
+    handler: async (_req, reply) => {
+      // Short caching: a rotated key must reach verifiers before tokens signed with it arrive.
+      reply.header('cache-control', 'public, max-age=60');
+      return deps.signingKeys.jwks();
+    },
+  };
 
   const token: RouteSpec = {
     onRequest: ipLimitHook(deps),

@@ -49,8 +49,13 @@ export interface ObjectRead extends ObjectBody {
  * If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
  */
 export async function readObject(
-  services: ResourceService, version: ApiVersion, r: CompiledResource, principal: Principal, id: string,
-  ifNoneMatch: string | undefined, ifModifiedSince: string | undefined,
+  services: ResourceService,
+  version: ApiVersion,
+  r: CompiledResource,
+  principal: Principal,
+  id: string,
+  ifNoneMatch: string | undefined,
+  ifModifiedSince: string | undefined,
 ): Promise<ObjectRead> {
   const loaded = await services.get({ principal, format: 'json' }, r.name, id);
   const body = objectBody(version, r, loaded);

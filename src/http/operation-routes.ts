@@ -12,7 +12,11 @@ export type RouteSpec = Omit<RouteOptions, 'method' | 'url'>;
  * handler without an operation, is a programming error found at start.
  */
 export function registerOperations(
-  app: FastifyInstance, catalog: Catalog, platform: Record<string, RouteSpec>, resource: (op: Operation) => RouteSpec, registered?: (op: Operation, spec: RouteSpec) => void,
+  app: FastifyInstance,
+  catalog: Catalog,
+  platform: Record<string, RouteSpec>,
+  resource: (op: Operation) => RouteSpec,
+  registered?: (op: Operation, spec: RouteSpec) => void,
 ): void {
   const unused = new Set(Object.keys(platform));
   for (const op of catalog.operations) {

@@ -50,7 +50,6 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
   return revealed ? { status, headers, body: JSON.stringify({ ...body, ...reveal }), sensitive: true } : { status, headers, body: JSON.stringify(body) };
 }
 
-
 /**
  * The route of one resource operation of the catalog (src/catalog/resource-operations.ts): authentication
  * before the body is read, the CSRF check on unsafe methods, and the handler its kind calls for.
@@ -110,7 +109,13 @@ export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
         handler: async (req, reply) => {
           const request = req as Req;
           const id = idParam(request);
-          return idempotent<Loaded>(deps, request, reply, (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within, request.body), (loaded) => objectResponse(version, r, loaded, status));
+          return idempotent<Loaded>(
+            deps,
+            request,
+            reply,
+            (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within, request.body),
+            (loaded) => objectResponse(version, r, loaded, status),
+          );
         },
       };
     }
@@ -122,7 +127,13 @@ export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
           const request = req as Req;
           const view = await deps.services.viewAction(ctxOf(request), r.name, idParam(request), name);
           reply.header('cache-control', PRIVATE);
-          return { ...view, links: [{ rel: 'self', href: `${objectPath(version, r, request.params.id)}/${name}`, method: 'GET' }, { rel: 'up', href: objectPath(version, r, request.params.id), method: 'GET' }] };
+          return {
+            ...view,
+            links: [
+              { rel: 'self', href: `${objectPath(version, r, request.params.id)}/${name}`, method: 'GET' },
+              { rel: 'up', href: objectPath(version, r, request.params.id), method: 'GET' },
+            ],
+          };
         },
       };
     }
@@ -146,8 +157,12 @@ function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledReso
       return renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
     },
     create: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> =>
-      idempotent<Created>(deps, request, reply,
+      idempotent<Created>(
+        deps,
+        request,
+        reply,
         (within) => deps.services.create(ctxOf(request), r.name, bodyOf(version, r, request), parent, within),
-        (created) => objectResponse(version, r, created, 201, created.reveal)),
+        (created) => objectResponse(version, r, created, 201, created.reveal),
+      ),
   };
 }

@@ -19,5 +19,7 @@ export function securityHeaders(config: Pick<Config, 'hsts' | 'production' | 'tl
 
 /** The same headers as raw `Name: value\r\n` lines, for responses written straight to a socket. */
 export function rawHeaderLines(headers: Record<string, string>): string {
-  return Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
 }

@@ -11,22 +11,33 @@ export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       return { status: 'ok' };
     },
   };
-  const ready: RouteSpec = { handler: async (_req, reply) => {
-    const run = async (checks: Record<string, () => Promise<boolean>>): Promise<Array<[string, boolean]>> =>
-      Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await check().catch(() => false)] as [string, boolean]));
-    const required = await run(deps.readiness.required);
-    const optional = await run(deps.readiness.optional);
-    const down = required.filter(([, ok]) => !ok).map(([n]) => n);
-    if (down.length) {
-      throw new AppError('SERVICE_UNAVAILABLE', `Not ready: ${down.join(', ')} unreachable.`, { details: down.map((field) => ({ field, message: 'unreachable' })), headers: { 'retry-after': '5' } });
-    }
-    reply.header('cache-control', 'no-store');
-    const degraded = optional.filter(([, ok]) => !ok).map(([n]) => n);
-    return {
-      status: degraded.length ? 'degraded' : 'ready',
-      checks: Object.fromEntries([...required.map(([n]) => [n, 'ok']), ...optional.map(([n, ok]) => [n, ok ? 'ok' : 'unreachable'])]),
-      ...(degraded.length ? { notes: degraded.map((n) => (n === 'redis' ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process' : `${n} is unreachable`)) } : {}),
-    };
-  } };
+  const ready: RouteSpec = {
+    handler: async (_req, reply) => {
+      const run = async (checks: Record<string, () => Promise<boolean>>): Promise<Array<[string, boolean]>> =>
+        Promise.all(Object.entries(checks).map(async ([name, check]) => [name, await check().catch(() => false)] as [string, boolean]));
+      const required = await run(deps.readiness.required);
+      const optional = await run(deps.readiness.optional);
+      const down = required.filter(([, ok]) => !ok).map(([n]) => n);
+      if (down.length) {
+        throw new AppError('SERVICE_UNAVAILABLE', `Not ready: ${down.join(', ')} unreachable.`, {
+          details: down.map((field) => ({ field, message: 'unreachable' })),
+          headers: { 'retry-after': '5' },
+        });
+      }
+      reply.header('cache-control', 'no-store');
+      const degraded = optional.filter(([, ok]) => !ok).map(([n]) => n);
+      return {
+        status: degraded.length ? 'degraded' : 'ready',
+        checks: Object.fromEntries([...required.map(([n]) => [n, 'ok']), ...optional.map(([n, ok]) => [n, ok ? 'ok' : 'unreachable'])]),
+        ...(degraded.length
+          ? {
+              notes: degraded.map((n) =>
+                n === 'redis' ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process' : `${n} is unreachable`,
+              ),
+            }
+          : {}),
+      };
+    },
+  };
   return { 'health.live': live, 'health.ready': ready };
 }

@@ -62,55 +62,69 @@ export function sessionHandlers(deps: HttpDeps): Record<string, RouteSpec> {
     last_accessed: session.last_accessed,
   });
 
-  const login: RouteSpec = { onRequest: [ipLimitHook(deps), loginGuard(deps)], handler: async (request: FastifyRequest, reply: FastifyReply) => {
-    // Text that is not well-formed cannot be anyone's email or password: a wrong login like any other (401), counted.
-    const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login', false);
-    const account = loginName(body.email);
-    await limitPasswordAttempt(deps, request, reply, account);
-    if (!isWellFormedText(body.email) || !isWellFormedText(body.password)) {
-      throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
-    }
-    // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
-    const session = await deps.sessions.login(body.email, body.password);
-    if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
-    const cookies = [sessionCookie(deps.cookieNames, session.id, session.maxAge)];
-    if (deps.config.csrfMode === 'double-submit') cookies.push(csrfCookie(deps.cookieNames, session.csrfToken, session.maxAge));
-    // The device cookie marks this browser as one that knew the password: its guessing budget is its own.
-    cookies.push(deps.deviceCookies.issue(account));
-    reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
-    return view(session.record, session.user, session.csrfToken);
-  } };
+  const login: RouteSpec = {
+    onRequest: [ipLimitHook(deps), loginGuard(deps)],
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      // Text that is not well-formed cannot be anyone's email or password: a wrong login like any other (401), counted.
+      const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login', false);
+      const account = loginName(body.email);
+      await limitPasswordAttempt(deps, request, reply, account);
+      if (!isWellFormedText(body.email) || !isWellFormedText(body.password)) {
+        throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
+      }
+      // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
+      const session = await deps.sessions.login(body.email, body.password);
+      if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
+      const cookies = [sessionCookie(deps.cookieNames, session.id, session.maxAge)];
+      if (deps.config.csrfMode === 'double-submit') cookies.push(csrfCookie(deps.cookieNames, session.csrfToken, session.maxAge));
+      // The device cookie marks this browser as one that knew the password: its guessing budget is its own.
+      cookies.push(deps.deviceCookies.issue(account));
+      reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
+      return view(session.record, session.user, session.csrfToken);
+    },
+  };
 
   const sessionOf = (request: FastifyRequest): { id: string; csrfToken: string } => {
     const s = request.principal?.session;
     if (!s) throw new AppError('NOT_FOUND', 'This request is not authenticated by a session cookie, so there is no current session.');
     return s;
   };
-  const current: RouteSpec = { onRequest: auth, handler: async (request, reply) => {
-    const s = sessionOf(request);
-    const record = await deps.sessions.get(s.id);
-    const user = await deps.store.get(deps.model.users, request.principal!.userId!);
-    if (!record || !user) throw new AppError('NOT_FOUND', 'The session has ended.');
-    reply.header('cache-control', 'no-store');
-    return view(record, user, s.csrfToken);
-  } };
-  const logout: RouteSpec = { onRequest: auth, preHandler: csrf, handler: async (request, reply) => {
-    await deps.sessions.logout(sessionOf(request).id);
-    // The renewed cookie authentication queued is void now: only the deletions go out.
-    reply.removeHeader('set-cookie');
-    const cookies = [clearCookie(deps.cookieNames, deps.cookieNames.session)];
-    if (deps.config.csrfMode === 'double-submit') cookies.push(clearCookie(deps.cookieNames, deps.cookieNames.csrf));
-    return reply.code(204).header('set-cookie', cookies).header('cache-control', 'no-store').send();
-  } };
+  const current: RouteSpec = {
+    onRequest: auth,
+    handler: async (request, reply) => {
+      const s = sessionOf(request);
+      const record = await deps.sessions.get(s.id);
+      const user = await deps.store.get(deps.model.users, request.principal!.userId!);
+      if (!record || !user) throw new AppError('NOT_FOUND', 'The session has ended.');
+      reply.header('cache-control', 'no-store');
+      return view(record, user, s.csrfToken);
+    },
+  };
+  const logout: RouteSpec = {
+    onRequest: auth,
+    preHandler: csrf,
+    handler: async (request, reply) => {
+      await deps.sessions.logout(sessionOf(request).id);
+      // The renewed cookie authentication queued is void now: only the deletions go out.
+      reply.removeHeader('set-cookie');
+      const cookies = [clearCookie(deps.cookieNames, deps.cookieNames.session)];
+      if (deps.config.csrfMode === 'double-submit') cookies.push(clearCookie(deps.cookieNames, deps.cookieNames.csrf));
+      return reply.code(204).header('set-cookie', cookies).header('cache-control', 'no-store').send();
+    },
+  };
 
-  const password: RouteSpec = { onRequest: auth, preHandler: csrf, handler: async (request, reply) => {
-    const id = (request.params as { id: string }).id;
-    if (!UUID.test(id)) throw new AppError('BAD_REQUEST', 'The id in the path is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
-    const principal = request.principal!;
-    await deps.passwordChanges.change(principal, id.toLowerCase(), request.body, request.bodyFormat, (account) => limitPasswordAttempt(deps, request, reply, account));
-    if (principal.session) reply.removeHeader('set-cookie').header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
-    return reply.code(204).header('cache-control', 'no-store').send();
-  } };
+  const password: RouteSpec = {
+    onRequest: auth,
+    preHandler: csrf,
+    handler: async (request, reply) => {
+      const id = (request.params as { id: string }).id;
+      if (!UUID.test(id)) throw new AppError('BAD_REQUEST', 'The id in the path is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
+      const principal = request.principal!;
+      await deps.passwordChanges.change(principal, id.toLowerCase(), request.body, request.bodyFormat, (account) => limitPasswordAttempt(deps, request, reply, account));
+      if (principal.session) reply.removeHeader('set-cookie').header('set-cookie', clearCookie(deps.cookieNames, deps.cookieNames.session));
+      return reply.code(204).header('cache-control', 'no-store').send();
+    },
+  };
 
   return {
     [`${version}.sessions.create`]: login,

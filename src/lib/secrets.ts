@@ -4,9 +4,10 @@ import * as crypto from 'node:crypto';
 const { createHash, randomBytes, timingSafeEqual } = crypto;
 
 /** crypto.hash (Node 20.12+) is the one-shot form: a third of createHash's cost, and this runs on every keyed request. */
-const sha256 = typeof crypto.hash === 'function'
-  ? (data: string): string => crypto.hash('sha256', data, 'base64url')
-  : (data: string): string => createHash('sha256').update(data).digest('base64url');
+const sha256 =
+  typeof crypto.hash === 'function'
+    ? (data: string): string => crypto.hash('sha256', data, 'base64url')
+    : (data: string): string => createHash('sha256').update(data).digest('base64url');
 
 /** `prefix` + 256 random bits, base64url. */
 export function randomSecret(prefix: string, bytes = 32): string {

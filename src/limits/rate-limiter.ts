@@ -64,7 +64,9 @@ export function setRateHeaders(headers: Record<string, string>, c: Consumption):
 
 export function rateLimited(v: Verdict): AppError {
   const c = v.refused!;
-  return new AppError('RATE_LIMITED', `Too many requests; retry in ${c.retryAfter} s.`, { facts: { rateLimit: { limit: c.limit, remaining: c.remaining, resetAt: c.resetAt }, retryAfterSeconds: c.retryAfter } });
+  return new AppError('RATE_LIMITED', `Too many requests; retry in ${c.retryAfter} s.`, {
+    facts: { rateLimit: { limit: c.limit, remaining: c.remaining, resetAt: c.resetAt }, retryAfterSeconds: c.retryAfter },
+  });
 }
 
 /** Own limit refused: that decides (and the global one was not taken); else the global one. */
@@ -95,7 +97,10 @@ export class RateLimiter {
   private readonly loginDevice: Limit;
   private readonly loginIp: Limit;
 
-  constructor(private readonly counters: Counters, readonly limits: RateLimits) {
+  constructor(
+    private readonly counters: Counters,
+    readonly limits: RateLimits,
+  ) {
     this.slidingWindow = limits.algorithm === 'sliding-window';
     this.principal = limitOf(limits.perPrincipal);
     this.ip = limitOf(limits.perIp);
@@ -151,9 +156,7 @@ export class RateLimiter {
    * account or device takes nothing from the address. The stricter answer is shown.
    */
   async forPasswordAttempt(a: PasswordAttempt): Promise<Verdict> {
-    const own = a.device !== undefined
-      ? await this.consume(`pw-device:${a.device}`, this.loginDevice)
-      : await this.consume(`pw-account:${a.account}`, this.loginAccount);
+    const own = a.device !== undefined ? await this.consume(`pw-device:${a.device}`, this.loginDevice) : await this.consume(`pw-account:${a.account}`, this.loginAccount);
     if (!own.allowed) return { shown: own, refused: own };
     const byIp = await this.consume(`pw-ip:${addressKey(a.ip, this.limits.ipv6Prefix)}`, this.loginIp);
     if (!byIp.allowed) return { shown: byIp, refused: byIp };

@@ -59,7 +59,13 @@ export interface CompiledModel {
 }
 
 const SCALAR: Record<Exclude<FieldType, 'money' | 'string[]' | 'object'>, ScalarType> = {
-  string: 'string', email: 'string', uuid: 'uuid', integer: 'integer', boolean: 'boolean', enum: 'enum', timestamp: 'timestamp',
+  string: 'string',
+  email: 'string',
+  uuid: 'uuid',
+  integer: 'integer',
+  boolean: 'boolean',
+  enum: 'enum',
+  timestamp: 'timestamp',
 };
 
 /** ISO 4217 alphabetic codes, as money bodies are validated. */
@@ -84,14 +90,32 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
       columns.push({ name: `${name}_amount`, type: 'integer' }, { name: `${name}_currency`, type: 'string' });
       const nullable = !field.required && field.default === undefined;
       paths.set(`${name}.amount`, { path: `${name}.amount`, column: `${name}_amount`, type: 'integer', filterable: !!field.filterable, sortable: !!field.sortable, nullable });
-      paths.set(`${name}.currency`, { path: `${name}.currency`, column: `${name}_currency`, type: 'string', pattern: CURRENCY, filterable: !!field.filterable, sortable: false, nullable });
+      paths.set(`${name}.currency`, {
+        path: `${name}.currency`,
+        column: `${name}_currency`,
+        type: 'string',
+        pattern: CURRENCY,
+        filterable: !!field.filterable,
+        sortable: false,
+        nullable,
+      });
     } else if (field.type === 'string[]' || field.type === 'object') {
       columns.push({ name, type: 'json' });
     } else {
       const type = SCALAR[field.type];
       columns.push({ name, type });
       if (!field.hidden) {
-        paths.set(name, { path: name, column: name, type, ...(field.values ? { values: field.values } : {}), ...(field.type === 'email' ? { email: true } : {}), ...(field.pattern ? { pattern: new RegExp(field.pattern, 'u') } : {}), filterable: !!field.filterable, sortable: !!field.sortable, nullable: !field.required && field.default === undefined });
+        paths.set(name, {
+          path: name,
+          column: name,
+          type,
+          ...(field.values ? { values: field.values } : {}),
+          ...(field.type === 'email' ? { email: true } : {}),
+          ...(field.pattern ? { pattern: new RegExp(field.pattern, 'u') } : {}),
+          filterable: !!field.filterable,
+          sortable: !!field.sortable,
+          nullable: !field.required && field.default === undefined,
+        });
       }
     }
   }
@@ -109,7 +133,14 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
     table: tableName(def.name),
     fields: def.fields,
     stored,
-    rendered: ['id', ...Object.entries(def.fields).filter(([, f]) => !f.hidden && !f.writeOnly && !f.virtual).map(([n]) => n), 'created_at', 'updated_at'],
+    rendered: [
+      'id',
+      ...Object.entries(def.fields)
+        .filter(([, f]) => !f.hidden && !f.writeOnly && !f.virtual)
+        .map(([n]) => n),
+      'created_at',
+      'updated_at',
+    ],
     columns,
     paths,
     searchable: stored.filter(([, f]) => f.searchable).map(([n]) => n),

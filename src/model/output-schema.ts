@@ -61,7 +61,10 @@ export function objectSchema(resource: CompiledResource): JsonSchema {
   }
   properties.links = { type: 'array', items: LINK_SCHEMA };
   return {
-    type: 'object', required: ['id', 'created_at', 'updated_at', 'links'], additionalProperties: false, properties,
+    type: 'object',
+    required: ['id', 'created_at', 'updated_at', 'links'],
+    additionalProperties: false,
+    properties,
     ...(resource.def.description ? { description: resource.def.description } : {}),
     ...(resource.def.examples ? { examples: resource.def.examples } : {}),
   };

@@ -26,7 +26,12 @@ export function fieldSchema(field: FieldDef): JsonSchema {
   let s: JsonSchema;
   switch (field.type) {
     case 'string':
-      s = { type: 'string', ...(field.minLength !== undefined ? { minLength: field.minLength } : {}), ...(field.maxLength !== undefined ? { maxLength: field.maxLength } : {}), ...(field.pattern ? { pattern: field.pattern } : {}) };
+      s = {
+        type: 'string',
+        ...(field.minLength !== undefined ? { minLength: field.minLength } : {}),
+        ...(field.maxLength !== undefined ? { maxLength: field.maxLength } : {}),
+        ...(field.pattern ? { pattern: field.pattern } : {}),
+      };
       break;
     case 'email':
       s = { type: 'string', format: 'email', maxLength: field.maxLength ?? 254 };

@@ -115,7 +115,9 @@ export function describeChange(change: VersionChange): string[] {
   return change.fields.map((m) => {
     if ('rename' in m) return `${change.resource}: \`${m.rename.from}\` is now \`${m.rename.to}\`.`;
     if ('nest' in m) {
-      const parts = Object.entries(m.nest.parts).map(([part, old]) => `\`${old}\` → \`${m.nest.into}.${part}\``).join(', ');
+      const parts = Object.entries(m.nest.parts)
+        .map(([part, old]) => `\`${old}\` → \`${m.nest.into}.${part}\``)
+        .join(', ');
       return `${change.resource}: ${parts} (one object field \`${m.nest.into}\`).`;
     }
     return `${change.resource}: \`${m.computed.field}\` is gone; older versions still show it (${m.computed.description}).`;

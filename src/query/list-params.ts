@@ -4,9 +4,7 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { Condition, SortKey } from '../model/records.js';
 import { parseFilter } from './filters.js';
-import {
-  DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, PAGINATION_PARAMS, decodePosition, detectStyle, encodePosition, parseCount, type PageRequest,
-} from './pagination.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, PAGINATION_PARAMS, decodePosition, detectStyle, encodePosition, parseCount, type PageRequest } from './pagination.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT };
 

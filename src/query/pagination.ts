@@ -39,7 +39,10 @@ export function detectStyle(present: Set<string>, details: ErrorDetail[]): PageS
   const style = styles[0] ?? 'cursor';
   const foreign = [...present].filter((p) => PAGINATION_PARAMS.has(p) && !STYLE_PARAMS[style].includes(p));
   if (styles.length > 1 || foreign.length > 0) {
-    const field = [...present].filter((p) => PAGINATION_PARAMS.has(p)).sort().join(',');
+    const field = [...present]
+      .filter((p) => PAGINATION_PARAMS.has(p))
+      .sort()
+      .join(',');
     details.push({ field, message: 'mixes pagination styles; use one of limit+cursor, offset+limit, page+per_page, page_size+page_token or after_id+limit' });
   }
   return style;

@@ -16,8 +16,15 @@ export async function ensureAdminKey(services: ResourceService, model: CompiledM
   return services.transact(SYSTEM, async (_ctx, tx) => {
     if (await tx.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hash }])) return false;
     const record: StoredRecord = {
-      id: uuidv7(), version: 1, created_at: now, updated_at: now,
-      name, user_id: null, scopes: [], prefix: keyPrefix(secret), key_hash: hash,
+      id: uuidv7(),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+      name,
+      user_id: null,
+      scopes: [],
+      prefix: keyPrefix(secret),
+      key_hash: hash,
     };
     await tx.insert(API_KEYS, record);
     await tx.appendEvent(buildEvent(newestVersion(model).date, model.resources.get(API_KEYS)!, record, 'api_key.created', null, now));

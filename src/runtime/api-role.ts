@@ -61,27 +61,42 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   const commit: Commit = (fn) => services.commit(fn);
   const signingKeys = new SigningKeys(store, secret, clock, config.tokenTtlSeconds + 60, commit);
   const tokens = new TokenService(signingKeys, { ttlSeconds: config.tokenTtlSeconds, issuer, audience: issuer }, clock);
-  const sessions = new SessionManager(store, model.users, {
-    timeouts: { policy: config.sessionPolicy, idleSeconds: config.sessionIdleSeconds, absoluteSeconds: config.sessionAbsoluteSeconds },
-    maxPerUser: config.maxSessionsPerUser,
-    passwords,
-  }, clock, commit);
+  const sessions = new SessionManager(
+    store,
+    model.users,
+    {
+      timeouts: { policy: config.sessionPolicy, idleSeconds: config.sessionIdleSeconds, absoluteSeconds: config.sessionAbsoluteSeconds },
+      maxPerUser: config.maxSessionsPerUser,
+      passwords,
+    },
+    clock,
+    commit,
+  );
   const names = cookieNames(config.production);
   // Keys and clients are cached until the store's credentials epoch moves: a revocation anywhere is seen at once.
   const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
   const catalog = buildCatalog(model);
   const app = await buildHttpApp({
-    catalog, model, services, store, config, secret, auth, tokens, signingKeys, sessions, cookieNames: names, issuer, passwords,
+    catalog,
+    model,
+    services,
+    store,
+    config,
+    secret,
+    auth,
+    tokens,
+    signingKeys,
+    sessions,
+    cookieNames: names,
+    issuer,
+    passwords,
     pages: new ListPages(services, secret),
     passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
     deviceCookies: new DeviceCookies(secret, names),
     idempotency: core.idempotency,
     readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
-    limiter: new RateLimiter(
-      shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters,
-      config.rateLimits,
-    ),
+    limiter: new RateLimiter(shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters, config.rateLimits),
     log,
   });
   built.app = app;

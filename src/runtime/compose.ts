@@ -56,8 +56,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const api = await startApi(core, options);
     const worker = startWorker(core);
     return {
-      app: api.app, catalog: api.catalog, signingKeys: api.signingKeys, generatedAdminKey: api.generatedAdminKey, seeded: api.seeded,
-      store: core.store, idempotency: core.idempotency, services: core.services, model: core.model, config, counters: core.counters, fanout: core.fanout, passwords: core.passwords,
+      app: api.app,
+      catalog: api.catalog,
+      signingKeys: api.signingKeys,
+      generatedAdminKey: api.generatedAdminKey,
+      seeded: api.seeded,
+      store: core.store,
+      idempotency: core.idempotency,
+      services: core.services,
+      model: core.model,
+      config,
+      counters: core.counters,
+      fanout: core.fanout,
+      passwords: core.passwords,
       close: async () => {
         await worker.close();
         await api.close();

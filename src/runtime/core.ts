@@ -69,7 +69,20 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
   const secret = config.secret ?? (await store.metaValue('generated_secret', existingValue(file, '.canon-secret') ?? randomSecret()));
   const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   return {
-    config, log, appDef, model, store, file, shared, counters: shared.counters, fanout: shared.fanout, clock, passwords, services, idempotency, secret,
+    config,
+    log,
+    appDef,
+    model,
+    store,
+    file,
+    shared,
+    counters: shared.counters,
+    fanout: shared.fanout,
+    clock,
+    passwords,
+    services,
+    idempotency,
+    secret,
     close: async () => {
       await store.close();
       await shared.counters.close();

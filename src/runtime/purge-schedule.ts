@@ -14,7 +14,8 @@ export function schedulePurge(idempotency: Idempotency, seconds: number, log: Lo
   let stopped = false;
   const next = (delayMs: number): void => {
     timer = setTimeout(() => {
-      running = idempotency.purgeExpired()
+      running = idempotency
+        .purgeExpired()
         .then((n) => {
           if (n > 0) log.info({ purged: n }, 'expired idempotency keys purged');
         })

@@ -42,10 +42,13 @@ export async function owns(model: CompiledModel, resource: CompiledResource, rec
  */
 export function ownershipMatters(resource: CompiledResource, principal: Principal): boolean {
   const grants = [resource.def.permissions.update, resource.def.permissions.delete, ...Object.values(resource.def.actions ?? {}).map((a) => a.allow)];
-  return principal.userId !== null && grants.some((g) => {
-    const c = grantFor(principal, g);
-    return !c.all && c.owner;
-  });
+  return (
+    principal.userId !== null &&
+    grants.some((g) => {
+      const c = grantFor(principal, g);
+      return !c.all && c.owner;
+    })
+  );
 }
 
 export function accessFor(resource: CompiledResource, record: StoredRecord, principal: Principal, owned: boolean): Access {

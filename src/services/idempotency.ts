@@ -96,7 +96,11 @@ export class Ticket {
   /** Whether this ticket holds its key in the process's in-flight set (released at the end). */
   private holding = false;
 
-  constructor(private readonly owner: Idempotency, readonly scopeKey: string, readonly fingerprint: string) {}
+  constructor(
+    private readonly owner: Idempotency,
+    readonly scopeKey: string,
+    readonly fingerprint: string,
+  ) {}
 
   /**
    * First thing in the change's transaction once the caller is authorized, on the connection that will
@@ -134,7 +138,12 @@ export class Idempotency {
   /** Prefixed to what a fingerprint digests: see `begin`. Derived, so the secret itself is never hashed alongside request data. */
   private readonly fingerprintKey: string;
 
-  constructor(private readonly store: Store, private readonly secret: string, private readonly ttlSeconds: number, private readonly clock: () => Date) {
+  constructor(
+    private readonly store: Store,
+    private readonly secret: string,
+    private readonly ttlSeconds: number,
+    private readonly clock: () => Date,
+  ) {
     this.fingerprintKey = digest(`canon idempotency fingerprint\n${secret}`);
   }
 
@@ -146,7 +155,9 @@ export class Idempotency {
   /** Prepares the key for this request; nothing is looked up until the request is authorized (`Ticket.check`). */
   begin(principal: Principal, key: string, request: { method: string; url: string; body: unknown }): Ticket {
     if (!validKey(key)) {
-      throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', { details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters', value: key }] });
+      throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1 to 255 printable ASCII characters.', {
+        details: [{ field: 'Idempotency-Key', message: 'must be 1 to 255 printable ASCII characters', value: key }],
+      });
     }
     // The key as the client sent it, after its scope: keys are printable ASCII, so the newline cannot be
     // forged, and a key is no secret (it only ever replays to its own principal), so it needs no digest.
@@ -201,7 +212,11 @@ export class Idempotency {
   private replayOf(record: IdempotencyRecord, fingerprint: string): StoredResponse {
     if (record.fingerprint !== fingerprint) throw reused();
     // Plain JSON for ordinary responses; AES-GCM sealed (base64url, never starting with "{") for sensitive ones.
-    const stored = JSON.parse(record.response.startsWith('{') ? record.response : open(record.response, this.secret)) as { status: number; headers: Record<string, string>; body: unknown };
+    const stored = JSON.parse(record.response.startsWith('{') ? record.response : open(record.response, this.secret)) as {
+      status: number;
+      headers: Record<string, string>;
+      body: unknown;
+    };
     // JSON.stringify gives back the very text it once produced: same keys, same order, same numbers.
     return { status: stored.status, headers: stored.headers, body: JSON.stringify(stored.body) };
   }

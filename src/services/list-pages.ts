@@ -36,7 +36,10 @@ function storeQuery(plan: ListPlan): ListQuery {
 
 export class ListPages {
   /** `secret` signs the positions of cursors and page tokens. */
-  constructor(private readonly services: ResourceService, private readonly secret: string) {}
+  constructor(
+    private readonly services: ResourceService,
+    private readonly secret: string,
+  ) {}
 
   /** The page `plan` asks for, of what `ctx` may see (under `parent` for a nested collection). */
   async page(ctx: Ctx, resource: string, plan: ListPlan, parent?: ParentRef): Promise<Page> {

@@ -9,7 +9,12 @@ import { validateShape, type BodyFormat } from '../model/validate.js';
 import type { ResourceService } from './resource-service.js';
 
 export class PasswordChanges {
-  constructor(private readonly services: ResourceService, private readonly passwords: PasswordHasher, private readonly sessions: SessionManager, private readonly users: string) {}
+  constructor(
+    private readonly services: ResourceService,
+    private readonly passwords: PasswordHasher,
+    private readonly sessions: SessionManager,
+    private readonly users: string,
+  ) {}
 
   /**
    * Changes the password of user `userId` as `principal`. `throttle(account)` runs before the current password

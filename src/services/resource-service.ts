@@ -22,7 +22,6 @@ export interface Ctx {
   format?: BodyFormat;
 }
 
-
 export interface Created extends Loaded {
   /** Values shown once in the create response (an API key's secret). */
   reveal: Record<string, unknown>;
@@ -112,8 +111,10 @@ export class ResourceService {
     });
   }
 
-  /** Loads an object the principal may see; anything else is 404 so existence never leaks (DESIGN §8). */
-  /** With `lock`, `reader` is the transaction, and the record is held in that mode until it ends (see LockMode). */
+  /**
+   * Loads an object the principal may see; anything else is 404 so existence never leaks (DESIGN §8). With
+   * `lock`, `reader` is the transaction, and the record is held in that mode until it ends (see LockMode).
+   */
   private async loadVisible(ctx: Ctx, r: CompiledResource, id: string, reader: Reader, lock?: LockMode): Promise<Loaded> {
     const g = grantFor(ctx.principal, r.def.permissions.read);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not read ${r.name}.`);
@@ -287,7 +288,15 @@ export class ResourceService {
   }
 
   /** The shared update path: state transitions, hooks, the write, its event and after-write hooks. */
-  private async applyUpdate(tx: Tx, ctx: Ctx, r: CompiledResource, current: StoredRecord, changes: Record<string, unknown>, now: string, eventType?: string): Promise<StoredRecord> {
+  private async applyUpdate(
+    tx: Tx,
+    ctx: Ctx,
+    r: CompiledResource,
+    current: StoredRecord,
+    changes: Record<string, unknown>,
+    now: string,
+    eventType?: string,
+  ): Promise<StoredRecord> {
     for (const [field, moves] of Object.entries(r.def.transitions ?? {})) {
       const from = current[field] as string;
       const to = changes[field] as string | undefined;
@@ -320,7 +329,9 @@ export class ResourceService {
         const { rows } = await tx.list(child.name, { where: [{ path: rel.field, op: 'eq', value: record.id }], orderBy: [{ path: 'id', desc: false }], limit: HOOK_LIST_LIMIT });
         if (rows.length === 0) continue;
         if ((rel.onDelete ?? 'restrict') === 'restrict') {
-          throw new AppError('CONFLICT', `This ${label(r)} still has ${child.name}; delete them first.`, { details: [{ field: 'id', message: `referenced by ${child.name}.${rel.field}`, value: record.id }] });
+          throw new AppError('CONFLICT', `This ${label(r)} still has ${child.name}; delete them first.`, {
+            details: [{ field: 'id', message: `referenced by ${child.name}.${rel.field}`, value: record.id }],
+          });
         }
         for (const row of rows) await this.deleteRecord(tx, ctx, child, row, now, true);
       }

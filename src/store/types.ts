@@ -47,7 +47,10 @@ export interface StoredEvent extends EventRecord {
 
 /** Raised by adapters when a unique constraint rejects a write; services map it to 409. */
 export class UniqueViolation extends Error {
-  constructor(readonly resource: string, readonly field: string) {
+  constructor(
+    readonly resource: string,
+    readonly field: string,
+  ) {
     super(`unique violation on ${resource}.${field}`);
     this.name = 'UniqueViolation';
   }
@@ -58,7 +61,10 @@ export class UniqueViolation extends Error {
  * retry: the work is sound, the moment is not. Clients get 503 with Retry-After, never 500.
  */
 export class StoreBusy extends Error {
-  constructor(readonly attempts: number, override readonly cause: unknown) {
+  constructor(
+    readonly attempts: number,
+    override readonly cause: unknown,
+  ) {
     super(`the transaction lost to concurrent ones ${attempts} times`);
     this.name = 'StoreBusy';
   }

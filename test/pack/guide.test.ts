@@ -59,7 +59,10 @@ type Word = string | typeof PIPE;
 /** Logical lines (`\` continuations joined), each with the answer comment that follows it. */
 function entriesOf(script: string): Entry[] {
   const entries: Entry[] = [];
-  for (const line of script.replace(/\\\n\s*/g, ' ').split('\n').map((l) => l.trim())) {
+  for (const line of script
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())) {
     if (line === '') continue;
     const answer = /^# → (\d{3})(?:\s+([{[].*[}\]]))?(?:\s+without\s+(.+))?$/.exec(line);
     if (answer) {
@@ -139,7 +142,7 @@ class Walk {
         i = close + 1;
       } else if (c === '"') {
         inWord = true;
-        for (i++; text[i] !== '"'; ) {
+        for (i++; text[i] !== '"';) {
           if (i >= text.length) throw new Error(`unclosed " in ${text}`);
           if (text[i] === '\\' && '"\\$`'.includes(text[i + 1] ?? '')) {
             word += text[i + 1];
@@ -283,25 +286,28 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     return value;
   };
 
-  before(() => {
-    root = mkdtempSync(join(tmpdir(), 'canon-guide-'));
-    app = join(root, 'todo-api');
-    mkdirSync(app);
-    // --ignore-scripts: `prepare` would rebuild dist/, which npm test has just built.
-    const pack = timed('npm pack', () => run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', root], ROOT, 60_000));
-    packed = (JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
-    for (const block of blocksOf(GUIDE)) if (block.file) writeFileSync(join(app, block.file), block.body);
-    // The guide's `npm install canon-api-server`, from the tarball. Every dependency is one this project has
-    // installed, so npm takes them from its cache (the registry only for metadata it lacks); no install scripts run.
-    timed('npm install', () => run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(root, packed!.filename)], app, 90_000));
-    // better-sqlite3's install script would download a prebuilt binding (a host this machine cannot reach) or
-    // compile one (about a minute). This project's copy has a binding built for the Node running this test (CI
-    // rebuilds it before its Node 24 run), so the fresh install uses that package, linked whole: a copied
-    // .node file would be paired with whatever release the fresh install resolved, which may differ.
-    const sqlite = join(app, 'node_modules', 'better-sqlite3');
-    rmSync(sqlite, { recursive: true, force: true });
-    symlinkSync(join(ROOT, 'node_modules', 'better-sqlite3'), sqlite, 'dir');
-  }, { timeout: 150_000 });
+  before(
+    () => {
+      root = mkdtempSync(join(tmpdir(), 'canon-guide-'));
+      app = join(root, 'todo-api');
+      mkdirSync(app);
+      // --ignore-scripts: `prepare` would rebuild dist/, which npm test has just built.
+      const pack = timed('npm pack', () => run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', root], ROOT, 60_000));
+      packed = (JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>)[0];
+      for (const block of blocksOf(GUIDE)) if (block.file) writeFileSync(join(app, block.file), block.body);
+      // The guide's `npm install canon-api-server`, from the tarball. Every dependency is one this project has
+      // installed, so npm takes them from its cache (the registry only for metadata it lacks); no install scripts run.
+      timed('npm install', () => run('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', join(root, packed!.filename)], app, 90_000));
+      // better-sqlite3's install script would download a prebuilt binding (a host this machine cannot reach) or
+      // compile one (about a minute). This project's copy has a binding built for the Node running this test (CI
+      // rebuilds it before its Node 24 run), so the fresh install uses that package, linked whole: a copied
+      // .node file would be paired with whatever release the fresh install resolved, which may differ.
+      const sqlite = join(app, 'node_modules', 'better-sqlite3');
+      rmSync(sqlite, { recursive: true, force: true });
+      symlinkSync(join(ROOT, 'node_modules', 'better-sqlite3'), sqlite, 'dir');
+    },
+    { timeout: 150_000 },
+  );
 
   after(async () => {
     if (server && server.exitCode === null && server.signalCode === null) {
@@ -324,7 +330,11 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     const files = new Set(packed!.files.map((f) => f.path));
     assert.ok(files.has('dist/src/index.d.ts'), `the tarball lacks dist/src/index.d.ts (is "declaration" on in tsconfig.json, and "dist/src" in package.json "files"?)`);
     for (const f of ['dist/src/index.js', 'dist/src/cli/main.js', 'dist/src/model/types.d.ts', 'package.json']) assert.ok(files.has(f), `the tarball lacks ${f}`);
-    assert.deepEqual([...files].filter((f) => /^(dist\/)?test\//.test(f)), [], 'tests are not shipped');
+    assert.deepEqual(
+      [...files].filter((f) => /^(dist\/)?test\//.test(f)),
+      [],
+      'tests are not shipped',
+    );
     assert.equal(PKG.exports['.']?.types, './dist/src/index.d.ts');
     assert.ok(existsSync(join(app, 'node_modules', '.bin', 'canon')), 'npm installs the canon command');
     t.diagnostic(timings.join(', '));
@@ -340,14 +350,19 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     const probe = `const m = await import('${PKG.name}'); console.log(JSON.stringify(Object.keys(m).sort()));
       try { await import('${PKG.name}/dist/src/model/define.js'); console.log('deep import allowed'); } catch (e) { console.log(e.code); }`;
     const result = run(process.execPath, ['--input-type=module', '-e', probe], app, 20_000);
-    assert.deepEqual(result.stdout.trim().split('\n'), [JSON.stringify(['AppError', 'MAX_AMOUNT', 'defineApp', 'defineResource', 'f', 'isAppError']), 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
+    assert.deepEqual(result.stdout.trim().split('\n'), [
+      JSON.stringify(['AppError', 'MAX_AMOUNT', 'defineApp', 'defineResource', 'f', 'isAppError']),
+      'ERR_PACKAGE_PATH_NOT_EXPORTED',
+    ]);
   });
 
   it("the guide's TypeScript (app.js as app.ts, and the other snippets) compiles against the shipped declarations", () => {
     copyFileSync(join(app, 'app.js'), join(app, 'app.ts'));
     const config = JSON.parse(readFileSync(join(app, 'tsconfig.json'), 'utf8')) as { include: string[] };
     assert.deepEqual(config.include, ['app.ts']);
-    const snippets = blocksOf(GUIDE).filter((b) => b.lang === 'ts' && b.file).map((b) => b.file!);
+    const snippets = blocksOf(GUIDE)
+      .filter((b) => b.lang === 'ts' && b.file)
+      .map((b) => b.file!);
     assert.ok(snippets.length > 0);
     writeFileSync(join(app, 'tsconfig.check.json'), JSON.stringify({ extends: './tsconfig.json', include: ['app.ts', ...snippets] }));
     // The guide's compiler options, with this project's TypeScript; skipLibCheck stays off, so the package's .d.ts files are checked too.
@@ -355,7 +370,9 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
   });
 
   it("the guide's command serves its app, and every request of its walk gets the answer the guide shows", async () => {
-    const serve = blocksOf(GUIDE).flatMap((b) => (b.lang === 'sh' ? b.body.split('\n') : [])).filter((l) => /^(\w+=\S+ )*npx canon serve$/.test(l));
+    const serve = blocksOf(GUIDE)
+      .flatMap((b) => (b.lang === 'sh' ? b.body.split('\n') : []))
+      .filter((l) => /^(\w+=\S+ )*npx canon serve$/.test(l));
     assert.equal(serve.length, 1, 'the guide has one command that starts the server');
     const env = cleanEnv(/^(CANON_|DATABASE_URL$|REDIS_URL$|PORT$|HOST$|NODE_ENV$)/);
     for (const [, name, value] of serve[0]!.matchAll(/(\w+)=(\S+) /g)) env[name!] = value;
@@ -384,7 +401,12 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     assert.ok(start > 0, 'the guide marks its walk');
     const next = GUIDE.indexOf('\n## ', start);
     const walk = blocksOf(GUIDE).filter((b) => b.lang === 'sh' && b.offset > start && (next < 0 || b.offset < next));
-    const entries = entriesOf(walk.map((b) => b.body).join('\n').replaceAll('http://127.0.0.1:3000', origin));
+    const entries = entriesOf(
+      walk
+        .map((b) => b.body)
+        .join('\n')
+        .replaceAll('http://127.0.0.1:3000', origin),
+    );
     assert.ok(entries.filter((e) => e.expect).length >= 15, 'the walk is all there');
     const shell = new Walk(app);
     for (const entry of entries) await shell.entry(entry);

@@ -69,7 +69,11 @@ function restartSuite(label: string, skip: string | false, setup: () => Promise<
         assert.equal(next.status, 200, JSON.stringify(next.body));
         assert.equal(next.body.data.length, 1);
         const basic = Buffer.from(`${client.body.client_id}:${client.body.client_secret}`).toString('base64');
-        const token = await fetch(`${p.url}/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+        const token = await fetch(`${p.url}/oauth/token`, {
+          method: 'POST',
+          headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'grant_type=client_credentials',
+        });
         assert.equal(token.status, 200, await token.clone().text());
         const bearer = { authorization: `Bearer ${((await token.json()) as Json).access_token}` };
         // A token signed by one process is accepted by the other: one signing key, sealed with one secret.

@@ -12,7 +12,11 @@ import { startCanon, type CanonProcess } from '../support/processes.js';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 async function post(base: string, key: string, body: unknown): Promise<{ status: number; replayed: boolean; body: Json }> {
-  const res = await fetch(`${base}/v2/products`, { method: 'POST', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'idempotency-key': key }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/v2/products`, {
+    method: 'POST',
+    headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'idempotency-key': key },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', body: (await res.json()) as Json };
 }
 
@@ -45,7 +49,8 @@ describe('idempotency over two processes on PostgreSQL', { skip: PG_SKIP }, () =
     const results = await Promise.all(Array.from({ length: 50 }, (_, i) => post(procs[i % 2]!.url, key, { name, price: { amount: 1, currency: 'EUR' } })));
     const fresh = results.filter((r) => r.status === 201 && !r.replayed);
     assert.equal(fresh.length, 1, results.map((r) => `${r.status}${r.replayed ? 'r' : ''}`).join(','));
-    for (const r of results) assert.ok((r.status === 201 && (r === fresh[0] || (r.replayed && r.body.id === fresh[0]!.body.id))) || (r.status === 409 && r.body.error.code === 'IDEMPOTENCY_KEY_IN_USE'));
+    for (const r of results)
+      assert.ok((r.status === 201 && (r === fresh[0] || (r.replayed && r.body.id === fresh[0]!.body.id))) || (r.status === 409 && r.body.error.code === 'IDEMPOTENCY_KEY_IN_USE'));
     assert.equal((await allNames(procs[0]!.url)).filter((n) => n === name).length, 1);
   });
 });
@@ -55,7 +60,12 @@ async function crashAndRetry(databaseUrl: string, report: (message: string) => v
   const first = await startCanon(env(databaseUrl));
   const keys = Array.from({ length: 200 }, () => randomUUID());
   let answered = 0;
-  const inFlight = keys.map((k) => post(first.url, k, { name: `crash-${k}`, price: { amount: 1, currency: 'EUR' } }).then(() => answered++, () => undefined));
+  const inFlight = keys.map((k) =>
+    post(first.url, k, { name: `crash-${k}`, price: { amount: 1, currency: 'EUR' } }).then(
+      () => answered++,
+      () => undefined,
+    ),
+  );
   // Kill once some requests have been answered and the rest are still in flight (bounded wait).
   for (let i = 0; i < 500 && answered < 30; i++) await new Promise((r) => setTimeout(r, 2));
   const answeredBeforeKill = answered;

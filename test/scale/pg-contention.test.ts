@@ -9,12 +9,14 @@ import { PG_SKIP } from '../support/pg.js';
 async function pooled<T>(count: number, concurrency: number, task: (i: number) => Promise<T>): Promise<T[]> {
   const results: T[] = new Array(count);
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < count) {
-      const i = next++;
-      results[i] = await task(i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await task(i);
+      }
+    }),
+  );
   return results;
 }
 
@@ -36,14 +38,28 @@ describe('contention on PostgreSQL gives no 5xx and exact totals', { skip: PG_SK
     const count = async (): Promise<number> => (await server.request('GET', '/v2/products?offset=0&limit=1')).body.pagination.total as number;
     const before = await count();
     const responses = await pooled(300, 10, (i) =>
-      server.request('POST', '/v2/products', { headers: { 'idempotency-key': `${run}-${i}` }, body: { name: `Keyed ${run} ${i}`, price: { amount: 100 + i, currency: 'EUR' }, tags: [run] } }),
+      server.request('POST', '/v2/products', {
+        headers: { 'idempotency-key': `${run}-${i}` },
+        body: { name: `Keyed ${run} ${i}`, price: { amount: 100 + i, currency: 'EUR' }, tags: [run] },
+      }),
     );
-    assert.deepEqual(statuses(responses), { 201: 300 }, responses.filter((r) => r.status !== 201).map((r) => r.text).slice(0, 3).join('\n'));
+    assert.deepEqual(
+      statuses(responses),
+      { 201: 300 },
+      responses
+        .filter((r) => r.status !== 201)
+        .map((r) => r.text)
+        .slice(0, 3)
+        .join('\n'),
+    );
     assert.equal(await count(), before + 300);
     assert.equal(new Set(responses.map((r) => r.body.id)).size, 300);
     // Each key replays its own product.
     const replays = await pooled(30, 10, (i) =>
-      server.request('POST', '/v2/products', { headers: { 'idempotency-key': `${run}-${i}` }, body: { name: `Keyed ${run} ${i}`, price: { amount: 100 + i, currency: 'EUR' }, tags: [run] } }),
+      server.request('POST', '/v2/products', {
+        headers: { 'idempotency-key': `${run}-${i}` },
+        body: { name: `Keyed ${run} ${i}`, price: { amount: 100 + i, currency: 'EUR' }, tags: [run] },
+      }),
     );
     replays.forEach((r, i) => assert.equal(r.body.id, responses[i]!.body.id));
   });
@@ -57,7 +73,15 @@ describe('contention on PostgreSQL gives no 5xx and exact totals', { skip: PG_SK
       const responses = await pooled(adds, adds, (i) =>
         server.request('POST', `/v2/orders/${orderId}/order-items`, { body: { product_id: products[i % 3]!.id, quantity: 1 + (i % 4) } }),
       );
-      assert.deepEqual(statuses(responses), { 201: adds }, responses.filter((r) => r.status !== 201).map((r) => r.text).slice(0, 3).join('\n'));
+      assert.deepEqual(
+        statuses(responses),
+        { 201: adds },
+        responses
+          .filter((r) => r.status !== 201)
+          .map((r) => r.text)
+          .slice(0, 3)
+          .join('\n'),
+      );
       let expected = 0;
       for (let i = 0; i < adds; i++) expected += [1999, 2999, 4999][i % 3]! * (1 + (i % 4));
       const final = await server.request('GET', `/v2/orders/${orderId}`);

@@ -17,8 +17,14 @@ describe('rate limits over two processes sharing Redis', { skip: PG_SKIP || REDI
   it('exactly 50 of 120 concurrent requests pass a limit of 50', async () => {
     db = await createTestDatabase();
     const env = {
-      DATABASE_URL: db.url, REDIS_URL: REDIS_URL!, CANON_REDIS_PREFIX: runPrefix(), CANON_ADMIN_API_KEY: ADMIN_KEY, CANON_SECRET: 's',
-      CANON_RATE_LIMIT: 'on', CANON_RATE_LIMIT_PER_PRINCIPAL: '50/3600', CANON_RATE_LIMIT_GLOBAL: '100000/1',
+      DATABASE_URL: db.url,
+      REDIS_URL: REDIS_URL!,
+      CANON_REDIS_PREFIX: runPrefix(),
+      CANON_ADMIN_API_KEY: ADMIN_KEY,
+      CANON_SECRET: 's',
+      CANON_RATE_LIMIT: 'on',
+      CANON_RATE_LIMIT_PER_PRINCIPAL: '50/3600',
+      CANON_RATE_LIMIT_GLOBAL: '100000/1',
     };
     procs.push(...(await Promise.all([startCanon(env), startCanon(env)])));
     const results = await Promise.all(
@@ -32,7 +38,10 @@ describe('rate limits over two processes sharing Redis', { skip: PG_SKIP || REDI
     assert.equal(ok.length, 50, results.map((r) => r.status).join(','));
     assert.equal(results.filter((r) => r.status === 429).length, 70);
     // Each granted request saw a distinct remaining count: 49, 48, … 0.
-    assert.deepEqual(ok.map((r) => r.remaining).sort((a, b) => a - b), Array.from({ length: 50 }, (_, i) => i));
+    assert.deepEqual(
+      ok.map((r) => r.remaining).sort((a, b) => a - b),
+      Array.from({ length: 50 }, (_, i) => i),
+    );
     // One token every 72 s.
     for (const r of results.filter((x) => x.status === 429)) assert.ok(Math.abs(Number(r.retry) - 72) <= 1, `Retry-After ${r.retry}`);
   });

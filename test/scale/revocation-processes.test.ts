@@ -12,7 +12,12 @@ import { startCanon, type CanonProcess } from '../support/processes.js';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 const PASSWORD = 'long enough password';
 
-async function call(base: string, method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: Headers; body: Json }> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: Headers; body: Json }> {
   const key = options.key === undefined ? ADMIN_KEY : options.key;
   const body = options.body;
   const res = await fetch(`${base}${path}`, {
@@ -85,7 +90,10 @@ function revocationSuite(label: string, skip: string | false, start: () => Promi
       await warm(u.key);
       const login = await call(b.url, 'POST', '/v2/sessions', { key: null, body: { email: u.email, password: PASSWORD } });
       assert.equal(login.status, 201);
-      const cookie = login.headers.getSetCookie().find((c) => c.startsWith('canon_session='))!.split(';')[0]!;
+      const cookie = login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('canon_session='))!
+        .split(';')[0]!;
       assert.equal((await call(b.url, 'GET', '/v2/sessions/current', { key: null, headers: { cookie } })).status, 200);
       assert.equal((await call(a.url, 'DELETE', `/v2/users/${u.id}`)).status, 204);
       assert.equal((await call(b.url, 'GET', '/v2/products?limit=1', { key: u.key })).status, 401);
@@ -95,9 +103,15 @@ function revocationSuite(label: string, skip: string | false, start: () => Promi
     it('a password change ends the user’s sessions on every process', async () => {
       const u = await newUser('customer');
       const login = await call(b.url, 'POST', '/v2/sessions', { key: null, body: { email: u.email, password: PASSWORD } });
-      const cookie = login.headers.getSetCookie().find((c) => c.startsWith('canon_session='))!.split(';')[0]!;
+      const cookie = login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('canon_session='))!
+        .split(';')[0]!;
       assert.equal((await call(b.url, 'GET', '/v2/products?limit=1', { key: null, headers: { cookie } })).status, 200);
-      assert.equal((await call(a.url, 'PUT', `/v2/users/${u.id}/password`, { key: u.key, body: { current_password: PASSWORD, new_password: 'a brand new password' } })).status, 204);
+      assert.equal(
+        (await call(a.url, 'PUT', `/v2/users/${u.id}/password`, { key: u.key, body: { current_password: PASSWORD, new_password: 'a brand new password' } })).status,
+        204,
+      );
       assert.equal((await call(b.url, 'GET', '/v2/products?limit=1', { key: null, headers: { cookie } })).status, 401);
       // The user's key is no session: it keeps working, re-read after the change.
       assert.equal((await call(b.url, 'GET', '/v2/products?limit=1', { key: u.key })).status, 200);
@@ -106,7 +120,11 @@ function revocationSuite(label: string, skip: string | false, start: () => Promi
     it('a deleted OAuth client: its bearer tokens, before they expire', async () => {
       const client = await call(a.url, 'POST', '/v2/oauth-clients', { body: { name: 'revocable client' } });
       const basic = Buffer.from(`${client.body.client_id}:${client.body.client_secret}`).toString('base64');
-      const token = await fetch(`${a.url}/oauth/token`, { method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+      const token = await fetch(`${a.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
       const bearer = { authorization: `Bearer ${((await token.json()) as Json).access_token}` };
       for (let i = 0; i < 2; i++) assert.equal((await call(b.url, 'GET', '/v2/products?limit=1', { key: null, headers: bearer })).status, 200);
       assert.equal((await call(a.url, 'PATCH', `/v2/oauth-clients/${client.body.id}`, { body: { scopes: ['orders:read'] } })).status, 200);
@@ -128,10 +146,14 @@ revocationSuite('two processes on one SQLite file', false, async () => {
   // One after the other: the first creates the file and its tables.
   const a = await startCanon(env);
   const b = await startCanon(env);
-  return { a, b, cleanup: async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    rmSync(dir, { recursive: true, force: true });
-  } };
+  return {
+    a,
+    b,
+    cleanup: async () => {
+      await Promise.all([a.stop(), b.stop()]);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 });
 
 let db: TestDatabase | undefined;
@@ -139,8 +161,12 @@ revocationSuite('two processes on PostgreSQL, no Redis', PG_SKIP, async () => {
   db = await createTestDatabase();
   const env = { DATABASE_URL: db.url, CANON_ADMIN_API_KEY: ADMIN_KEY, CANON_SECRET: 'shared-secret', CANON_PUBLIC_URL: 'http://canon.test' };
   const [a, b] = await Promise.all([startCanon(env), startCanon(env)]);
-  return { a, b, cleanup: async () => {
-    await Promise.all([a.stop(), b.stop()]);
-    await db?.drop();
-  } };
+  return {
+    a,
+    b,
+    cleanup: async () => {
+      await Promise.all([a.stop(), b.stop()]);
+      await db?.drop();
+    },
+  };
 });

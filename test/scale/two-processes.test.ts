@@ -57,7 +57,9 @@ describe('two processes on one PostgreSQL', { skip: PG_SKIP }, () => {
 
   it('20 concurrent creates of one email over both processes: one 201, nineteen 409', async () => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => call(i % 2 ? a.url : b.url, 'POST', '/v2/users', { email: 'race@example.com', full_name: `Racer ${i}`, password: 'long enough password' })),
+      Array.from({ length: 20 }, (_, i) =>
+        call(i % 2 ? a.url : b.url, 'POST', '/v2/users', { email: 'race@example.com', full_name: `Racer ${i}`, password: 'long enough password' }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     assert.deepEqual(statuses, [201, ...Array(19).fill(409)]);
@@ -69,7 +71,10 @@ describe('two processes on one PostgreSQL', { skip: PG_SKIP }, () => {
     const first = await call(a.url, 'GET', '/v2/products?limit=2&sort=price.amount');
     const next = await call(b.url, 'GET', `/v2/products?limit=2&sort=price.amount&cursor=${encodeURIComponent(first.body.pagination.next_cursor)}`);
     assert.equal(next.status, 200);
-    assert.deepEqual(next.body.data.map((p: Json) => p.price.amount), [2, 3]);
+    assert.deepEqual(
+      next.body.data.map((p: Json) => p.price.amount),
+      [2, 3],
+    );
   });
 
   it('fans committed events out through Redis to every process', { skip: REDIS_URL ? false : 'CANON_TEST_REDIS_URL is not set' }, async () => {

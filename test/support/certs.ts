@@ -65,9 +65,26 @@ export class CertDir {
   /** A self-signed certificate authority. */
   ca(name: string, commonName: string): CertFiles {
     this.openssl([
-      'req', '-x509', '-new', '-config', this.config, '-extensions', 'ca_ext',
-      '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', `${name}.key`, '-out', `${name}.pem`, '-days', '2', '-subj', `/CN=${commonName}`,
+      'req',
+      '-x509',
+      '-new',
+      '-config',
+      this.config,
+      '-extensions',
+      'ca_ext',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.pem`,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${commonName}`,
     ]);
     return this.files(name);
   }
@@ -75,14 +92,42 @@ export class CertDir {
   /** A leaf certificate signed by `ca`: 'server' (localhost, 127.0.0.1) or 'client'. */
   leaf(name: string, commonName: string, kind: 'server' | 'client', ca: CertFiles): CertFiles {
     this.openssl([
-      'req', '-new', '-config', this.config,
-      '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${commonName}`,
+      'req',
+      '-new',
+      '-config',
+      this.config,
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+      '-subj',
+      `/CN=${commonName}`,
     ]);
     this.openssl([
-      'x509', '-req', '-in', `${name}.csr`, '-CA', ca.certFile, '-CAkey', ca.keyFile,
-      '-set_serial', `0x${randomBytes(8).toString('hex')}`, '-days', '2', '-sha256',
-      '-extfile', this.config, '-extensions', `${kind}_ext`, '-out', `${name}.pem`,
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      ca.certFile,
+      '-CAkey',
+      ca.keyFile,
+      '-set_serial',
+      `0x${randomBytes(8).toString('hex')}`,
+      '-days',
+      '2',
+      '-sha256',
+      '-extfile',
+      this.config,
+      '-extensions',
+      `${kind}_ext`,
+      '-out',
+      `${name}.pem`,
     ]);
     return this.files(name);
   }

@@ -70,7 +70,16 @@ export class FakeClock {
 
 export async function startServer(mode: Mode, overrides: Partial<Config> = {}, appDef?: AppDef, clock?: FakeClock, runtimeOptions: RuntimeOptions = {}): Promise<TestServer> {
   const db = mode.endsWith('/postgres') ? await createTestDatabase() : undefined;
-  const config = resolveConfig({ rateLimits: GENEROUS_LIMITS, databaseUrl: db?.url ?? 'sqlite::memory:', adminApiKey: ADMIN_KEY, seed: false, passwordCost: TEST_PASSWORD_COST, secret: 'test-secret', logLevel: 'silent', ...overrides });
+  const config = resolveConfig({
+    rateLimits: GENEROUS_LIMITS,
+    databaseUrl: db?.url ?? 'sqlite::memory:',
+    adminApiKey: ADMIN_KEY,
+    seed: false,
+    passwordCost: TEST_PASSWORD_COST,
+    secret: 'test-secret',
+    logLevel: 'silent',
+    ...overrides,
+  });
   const runtime = await createRuntime(config, { logger: false, appDef: appDef ?? commerce, ...(clock ? { clock: clock.now } : {}), ...runtimeOptions });
   let baseUrl: string | undefined;
   const transport: Transport = mode.startsWith('listen') ? 'listen' : 'inject';
@@ -132,14 +141,23 @@ export async function createCustomer(server: TestServer, email: string): Promise
   return { userId: user.body.id, key: key.body.key };
 }
 
-export async function createProduct(server: TestServer, overrides: Record<string, unknown> = {}): Promise<Record<string, any>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const res = await server.request('POST', '/v2/products', { body: { name: 'Test product', description: 'A thing to sell', price: { amount: 1000, currency: 'EUR' }, ...overrides } });
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function createProduct(server: TestServer, overrides: Record<string, unknown> = {}): Promise<Record<string, any>> {
+  const res = await server.request('POST', '/v2/products', {
+    body: { name: 'Test product', description: 'A thing to sell', price: { amount: 1000, currency: 'EUR' }, ...overrides },
+  });
   if (res.status !== 201) throw new Error(`creating product failed: ${res.status} ${res.text}`);
   return res.body;
 }
 
 /** Asserts the DESIGN §5 error body and that request_id equals the X-Request-Id header. */
-export function errorShape(res: Response): { code: string; message: string; details?: Array<{ field: string; message: string; value?: unknown }>; request_id: string; timestamp: string } {
+export function errorShape(res: Response): {
+  code: string;
+  message: string;
+  details?: Array<{ field: string; message: string; value?: unknown }>;
+  request_id: string;
+  timestamp: string;
+} {
   const e = res.body?.error;
   if (!e || typeof e.code !== 'string' || typeof e.message !== 'string' || typeof e.timestamp !== 'string' || typeof e.request_id !== 'string') {
     throw new Error(`not an error body: ${res.status} ${res.text}`);

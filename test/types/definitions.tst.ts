@@ -162,14 +162,16 @@ describe('wrong hook signatures do not compile', () => {
     expect(defineResource({ ...base, hooks: { afterWrite: (_record: StoredRecord, _kind: 'removed') => undefined } })).type.toRaiseError(
       /_kind: "removed"\) => undefined' is not assignable to type '\(record: StoredRecord, kind: "created" \| "updated" \| "deleted"/,
     );
-    expect(defineResource({
-      ...base,
-      hooks: {
-        afterWrite(_record, kind) {
-          if (kind === 'removed') return;
+    expect(
+      defineResource({
+        ...base,
+        hooks: {
+          afterWrite(_record, kind) {
+            if (kind === 'removed') return;
+          },
         },
-      },
-    })).type.toRaiseError('This comparison appears to be unintentional');
+      }),
+    ).type.toRaiseError('This comparison appears to be unintentional');
   });
   test('afterWrite that handles only some kinds (hooks are properties, so their parameters are checked strictly)', () => {
     expect(defineResource({ ...base, hooks: { afterWrite: (_record: StoredRecord, _kind: 'created') => undefined } })).type.toRaiseError();
@@ -181,8 +183,10 @@ describe('wrong hook signatures do not compile', () => {
     expect(defineResource({ ...base, hooks: { beforeDelete: (current: StoredRecord, ctx: HookContext, extra: string) => void [current, ctx, extra] } })).type.toRaiseError();
   });
   test('an action with an unknown method, a grant that is not a list, or a run returning a number', () => {
-    expect(defineResource({ ...base, actions: { archive: { method: 'PUT', allow: ['admin'], run: () => ({}) } } })).type.toRaiseError("Type '\"PUT\"' is not assignable");
-    expect(defineResource({ ...base, actions: { archive: { method: 'POST', allow: 'admin', run: () => ({}) } } })).type.toRaiseError("Type 'string' is not assignable to type 'string[]'");
+    expect(defineResource({ ...base, actions: { archive: { method: 'PUT', allow: ['admin'], run: () => ({}) } } })).type.toRaiseError('Type \'"PUT"\' is not assignable');
+    expect(defineResource({ ...base, actions: { archive: { method: 'POST', allow: 'admin', run: () => ({}) } } })).type.toRaiseError(
+      "Type 'string' is not assignable to type 'string[]'",
+    );
     expect(defineResource({ ...base, actions: { archive: { method: 'POST', allow: ['admin'], run: () => 1 } } })).type.toRaiseError("Type 'number' is not assignable");
   });
   test('a seed that is not async', () => {
@@ -212,18 +216,22 @@ describe('wrong permission and ownership shapes do not compile', () => {
   test('ownership without its field, or a relation with an unknown onDelete', () => {
     expect(defineResource({ ...base, permissions, ownership: { through: 'projects' } })).type.toRaiseError();
     expect(defineResource({ ...base, permissions, belongsTo: [{ resource: 'users', field: 'user_id', onDelete: 'nullify' }] })).type.toRaiseError(
-      "Type '\"nullify\"' is not assignable",
+      'Type \'"nullify"\' is not assignable',
     );
   });
   test('a version change with a mapping that does not exist', () => {
-    expect(defineApp({ resources: [users], users: 'users', versions: [{ name: 'v1', date: '2026-01-01', changes: [{ description: 'x', resource: 'users', fields: [{ move: { from: 'a', to: 'b' } }] }] }] })).type.toRaiseError(
-      'Object literal may only specify known properties',
-    );
+    expect(
+      defineApp({
+        resources: [users],
+        users: 'users',
+        versions: [{ name: 'v1', date: '2026-01-01', changes: [{ description: 'x', resource: 'users', fields: [{ move: { from: 'a', to: 'b' } }] }] }],
+      }),
+    ).type.toRaiseError('Object literal may only specify known properties');
   });
   test('an app without its users resource', () => {
     expect(defineApp({ resources: [users] })).type.toRaiseError("Property 'users' is missing");
   });
   test('an AppError with a code outside the catalog', () => {
-    expect(new AppError('TEAPOT', 'I am a teapot.')).type.toRaiseError("Argument of type '\"TEAPOT\"' is not assignable to parameter");
+    expect(new AppError('TEAPOT', 'I am a teapot.')).type.toRaiseError('Argument of type \'"TEAPOT"\' is not assignable to parameter');
   });
 });

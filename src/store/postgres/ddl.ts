@@ -5,7 +5,13 @@ import { quote } from '../sql/queries.js';
 export const SEARCH_COLUMN = '_search';
 
 const TYPES: Record<Column['type'], string> = {
-  string: 'text', enum: 'text', uuid: 'uuid', integer: 'bigint', boolean: 'boolean', timestamp: 'timestamptz', json: 'jsonb',
+  string: 'text',
+  enum: 'text',
+  uuid: 'uuid',
+  integer: 'bigint',
+  boolean: 'boolean',
+  timestamp: 'timestamptz',
+  json: 'jsonb',
 };
 
 export function pgType(column: Column): string {

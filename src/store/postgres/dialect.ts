@@ -17,7 +17,10 @@ export const pgDialect: Dialect = {
   searchSource(r: CompiledResource, text: string): Sql | undefined {
     const query = tsquery(text);
     if (query === undefined) return undefined;
-    const cols = columnList(r).split(', ').map((c) => `t.${c}`).join(', ');
+    const cols = columnList(r)
+      .split(', ')
+      .map((c) => `t.${c}`)
+      .join(', ');
     // ts_rank grows with relevance; negated so that, as on SQLite, a lower rank is a better match.
     return {
       text: `(SELECT ${cols}, -ts_rank(t.${SEARCH_COLUMN}, q.query) AS ${RANK_COLUMN} FROM ${quote(r.table)} AS t, to_tsquery('simple', ?) AS q(query) WHERE t.${SEARCH_COLUMN} @@ q.query) AS s`,

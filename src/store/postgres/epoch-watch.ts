@@ -26,7 +26,10 @@ export class EpochWatch {
   private retryAt = 0;
   private retryMs = FIRST_RETRY_MS;
 
-  constructor(private readonly newClient: () => pg.Client, private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly pool: pg.Pool,
+  ) {}
 
   current(): number | Promise<number> {
     if (this.listening) return this.epoch;

@@ -4,12 +4,20 @@ import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
 import { RANK_COLUMN, inOrder, listSql, quote, sumSql, uniqueIds, whereClause } from '../sql/queries.js';
 import {
-  StoreBusy, UniqueViolation,
-  type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type LockMode, type Store, type StoredEvent, type StoredRecord, type Tx,
+  StoreBusy,
+  UniqueViolation,
+  type Condition,
+  type EventRecord,
+  type IdempotencyRecord,
+  type ListQuery,
+  type ListResult,
+  type LockMode,
+  type Store,
+  type StoredEvent,
+  type StoredRecord,
+  type Tx,
 } from '../types.js';
-import {
-  DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable,
-} from '../sql/idempotency.js';
+import { DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable } from '../sql/idempotency.js';
 import { EVENTS_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { numbered, pgDialect } from './dialect.js';
@@ -51,7 +59,10 @@ class PgOps implements Tx {
   /** The credentials epoch this transaction moved to, known to this process once it commits. */
   bumpedTo: number | undefined;
 
-  constructor(private readonly db: Queryable, private readonly model: () => CompiledModel) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly model: () => CompiledModel,
+  ) {}
 
   private resource(name: string): CompiledResource {
     return resourceOf(this.model(), name);
@@ -78,7 +89,10 @@ class PgOps implements Tx {
     const wanted = uniqueIds(ids);
     if (wanted.length === 0) return [];
     const rows = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`, wanted);
-    return inOrder(wanted, rows.map((row) => fromRow(r, row, pgCodec)));
+    return inOrder(
+      wanted,
+      rows.map((row) => fromRow(r, row, pgCodec)),
+    );
   }
 
   async lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
@@ -157,7 +171,17 @@ class PgOps implements Tx {
   async appendEvent(e: EventRecord): Promise<StoredEvent> {
     const [row] = await this.rows(
       'INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence',
-      [e.id, e.type, e.resource, e.object_id, e.owner_id, e.api_version, e.created_at, JSON.stringify(e.data), e.previous_attributes ? JSON.stringify(e.previous_attributes) : null],
+      [
+        e.id,
+        e.type,
+        e.resource,
+        e.object_id,
+        e.owner_id,
+        e.api_version,
+        e.created_at,
+        JSON.stringify(e.data),
+        e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
+      ],
     );
     return { ...e, sequence: Number(row!.sequence) };
   }
@@ -355,4 +379,3 @@ export class PgStore implements Store {
     await this.pool.end();
   }
 }
-

@@ -11,7 +11,9 @@ export function fold(text: string): string {
 
 /** `word1 | word2 | last:*` — words are letters and digits only, so no tsquery operator can come from a client. */
 export function tsquery(text: string): string | undefined {
-  const words = fold(text.normalize('NFKC')).match(/[\p{L}\p{N}]+/gu)?.slice(0, MAX_TERMS);
+  const words = fold(text.normalize('NFKC'))
+    .match(/[\p{L}\p{N}]+/gu)
+    ?.slice(0, MAX_TERMS);
   if (!words || words.length === 0) return undefined;
   return words.map((w, i) => (i === words.length - 1 && w.length >= 2 ? `${w}:*` : w)).join(' | ');
 }

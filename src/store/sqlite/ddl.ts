@@ -8,7 +8,6 @@ export function sqlType(column: Column): string {
   return column.type === 'integer' || column.type === 'boolean' ? 'INTEGER' : 'TEXT';
 }
 
-
 export function createTable(resource: CompiledResource): string {
   const cols = resource.columns.map((c) => `${quote(c.name)} ${sqlType(c)}`);
   // An INTEGER PRIMARY KEY keeps rowids stable across VACUUM, which the full-text index relies on.

@@ -3,7 +3,13 @@ import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { UniqueViolation, type IdempotencyRecord } from '../types.js';
 import {
-  DELETE_IDEMPOTENCY_BY_SEQ, FIND_IDEMPOTENCY_BY_SEQ, IDEMPOTENCY_RESOURCE, IDEMPOTENCY_TAIL, INSERT_IDEMPOTENCY, OLDEST_IDEMPOTENCY_SEQ, PURGE_IDEMPOTENCY,
+  DELETE_IDEMPOTENCY_BY_SEQ,
+  FIND_IDEMPOTENCY_BY_SEQ,
+  IDEMPOTENCY_RESOURCE,
+  IDEMPOTENCY_TAIL,
+  INSERT_IDEMPOTENCY,
+  OLDEST_IDEMPOTENCY_SEQ,
+  PURGE_IDEMPOTENCY,
 } from '../sql/idempotency.js';
 
 /** Prepares (once, cached by the store) a statement on the write connection. */
@@ -57,7 +63,10 @@ export class IdempotencyDirectory {
    * `seed` is random per process, so which keys share a hash cannot be worked out from outside (tests
    * pass one to make collisions on purpose).
    */
-  constructor(private readonly prepare: Prepare, private readonly seed = randomBytes(4).readUInt32LE(0)) {}
+  constructor(
+    private readonly prepare: Prepare,
+    private readonly seed = randomBytes(4).readUInt32LE(0),
+  ) {}
 
   /** Live keys held (tests and diagnostics). */
   get size(): number {

@@ -4,7 +4,11 @@ const MAX_TERMS = 16;
 
 /** Returns undefined when the text has no searchable words (the search then matches nothing). */
 export function matchExpression(text: string): string | undefined {
-  const words = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu)?.slice(0, MAX_TERMS);
+  const words = text
+    .normalize('NFKC')
+    .toLowerCase()
+    .match(/[\p{L}\p{N}]+/gu)
+    ?.slice(0, MAX_TERMS);
   if (!words || words.length === 0) return undefined;
   // Quoting makes every word a plain string to FTS5 (no operators, columns or NEAR from clients);
   // OR ranks documents with more of the words higher (bm25) without dropping partial matches.

@@ -8,7 +8,16 @@ import { Mutex } from '../mutex.js';
 import { openDatabase, prepare } from './native-handles.js';
 import {
   UniqueViolation,
-  type Condition, type EventRecord, type IdempotencyRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx,
+  type Condition,
+  type EventRecord,
+  type IdempotencyRecord,
+  type ListQuery,
+  type ListResult,
+  type Reader,
+  type Store,
+  type StoredEvent,
+  type StoredRecord,
+  type Tx,
 } from '../types.js';
 import { SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX, idempotencyTable, sqliteIdempotencyWithoutUniqueIndex } from '../sql/idempotency.js';
 import { IdempotencyDirectory } from './idempotency-directory.js';
@@ -39,7 +48,11 @@ class Connection {
 
 /** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
 class SqliteOps implements Tx {
-  constructor(private readonly conn: Connection, private readonly model: () => CompiledModel, private readonly idempotency: IdempotencyDirectory) {}
+  constructor(
+    private readonly conn: Connection,
+    private readonly model: () => CompiledModel,
+    private readonly idempotency: IdempotencyDirectory,
+  ) {}
 
   private resource(name: string): CompiledResource {
     return resourceOf(this.model(), name);
@@ -56,7 +69,10 @@ class SqliteOps implements Tx {
     const wanted = uniqueIds(ids);
     if (wanted.length === 0) return [];
     const rows = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`).all(...wanted) as Row[];
-    return inOrder(wanted, rows.map((row) => fromRow(r, row, sqliteCodec)));
+    return inOrder(
+      wanted,
+      rows.map((row) => fromRow(r, row, sqliteCodec)),
+    );
   }
 
   /** One writer at a time (BEGIN IMMEDIATE): a write transaction holds every row already. */
@@ -66,7 +82,12 @@ class SqliteOps implements Tx {
 
   async sum(resource: string, where: Condition[], factors: string[]): Promise<number> {
     const sql = sumSql(sqliteDialect, this.resource(resource), where, factors, tableName);
-    return Number(this.conn.stmt(sql.text).pluck().get(...sql.params));
+    return Number(
+      this.conn
+        .stmt(sql.text)
+        .pluck()
+        .get(...sql.params),
+    );
   }
 
   async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
@@ -117,7 +138,17 @@ class SqliteOps implements Tx {
   async appendEvent(e: EventRecord): Promise<StoredEvent> {
     const info = this.conn
       .stmt('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(e.id, e.type, e.resource, e.object_id, e.owner_id, e.api_version, e.created_at, JSON.stringify(e.data), e.previous_attributes ? JSON.stringify(e.previous_attributes) : null);
+      .run(
+        e.id,
+        e.type,
+        e.resource,
+        e.object_id,
+        e.owner_id,
+        e.api_version,
+        e.created_at,
+        JSON.stringify(e.data),
+        e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
+      );
     return { ...e, sequence: Number(info.lastInsertRowid) };
   }
 

@@ -43,9 +43,20 @@ function id(): string {
 function thing(overrides: Partial<StoredRecord> = {}): StoredRecord {
   const now = new Date(Date.UTC(2026, 0, 1, 0, 0, seq)).toISOString();
   return {
-    id: id(), version: 1, created_at: now, updated_at: now,
-    owner_id: null, label: 'x', count: 0, active: true, kind: 'a', at: now,
-    price: { amount: 100, currency: 'EUR' }, tags: ['t'], title: null, body: null,
+    id: id(),
+    version: 1,
+    created_at: now,
+    updated_at: now,
+    owner_id: null,
+    label: 'x',
+    count: 0,
+    active: true,
+    kind: 'a',
+    at: now,
+    price: { amount: 100, currency: 'EUR' },
+    tags: ['t'],
+    title: null,
+    body: null,
     ...overrides,
   };
 }
@@ -113,10 +124,18 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         for (const r of [a, b, c]) await tx.insert('contract-things', r);
       });
       const got = await store.getMany('contract-things', [c.id, id(), a.id, 'not-a-uuid', c.id.toUpperCase(), b.id]);
-      assert.deepEqual(got.map((r) => r.label), ['many-c', 'many-a', 'many-b']);
+      assert.deepEqual(
+        got.map((r) => r.label),
+        ['many-c', 'many-a', 'many-b'],
+      );
       assert.deepEqual(got[1], a);
       assert.deepEqual(await store.getMany('contract-things', []), []);
-      await store.transaction(async (tx) => assert.deepEqual((await tx.getMany('contract-things', [b.id])).map((r) => r.id), [b.id]));
+      await store.transaction(async (tx) =>
+        assert.deepEqual(
+          (await tx.getMany('contract-things', [b.id])).map((r) => r.id),
+          [b.id],
+        ),
+      );
     });
 
     it('sums exact integer products over matching rows, and 0 over none', async () => {
@@ -150,11 +169,15 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       const a = thing({ count: 0 });
       await store.transaction((tx) => tx.insert('contract-things', a));
       // Twenty read-modify-write increments at once: each locks the row first, so none overwrites another.
-      await Promise.all(Array.from({ length: 20 }, () => store.transaction(async (tx) => {
-        const current = (await tx.lock('contract-things', a.id, 'update'))!;
-        await new Promise((resolve) => setImmediate(resolve));
-        await tx.update('contract-things', { ...current, count: (current.count as number) + 1, version: (current.version as number) + 1 });
-      })));
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          store.transaction(async (tx) => {
+            const current = (await tx.lock('contract-things', a.id, 'update'))!;
+            await new Promise((resolve) => setImmediate(resolve));
+            await tx.update('contract-things', { ...current, count: (current.count as number) + 1, version: (current.version as number) + 1 });
+          }),
+        ),
+      );
       assert.equal((await store.get('contract-things', a.id))!.count, 20);
     });
 
@@ -188,12 +211,25 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       const ids = [id(), id(), id()];
       await store.transaction(async (tx) => {
         for (const e of ids) {
-          await tx.appendEvent({ id: e, type: 'thing.updated', resource: 'contract-things', object_id: e, owner_id: ids[0]!, api_version: '2026-03-01', created_at: new Date().toISOString(), data: { object: { id: e } }, previous_attributes: { label: 'old' } });
+          await tx.appendEvent({
+            id: e,
+            type: 'thing.updated',
+            resource: 'contract-things',
+            object_id: e,
+            owner_id: ids[0]!,
+            api_version: '2026-03-01',
+            created_at: new Date().toISOString(),
+            data: { object: { id: e } },
+            previous_attributes: { label: 'old' },
+          });
         }
       });
       const all = await store.listEvents(0, 10_000);
       const mine = all.filter((e) => ids.includes(e.id));
-      assert.deepEqual(mine.map((e) => e.id), ids);
+      assert.deepEqual(
+        mine.map((e) => e.id),
+        ids,
+      );
       assert.ok(mine[0]!.sequence < mine[1]!.sequence && mine[1]!.sequence < mine[2]!.sequence);
       assert.deepEqual(mine[0]!.previous_attributes, { label: 'old' });
       const after = await store.listEvents(mine[0]!.sequence, 2);
@@ -209,7 +245,14 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         await store.transaction(async (tx) => {
           await tx.insert('owners', { id: ownerId, version: 1, created_at: now, updated_at: now, email: 'owner@example.com', name: 'Owner' });
           for (let i = 0; i < 30; i++) {
-            const r = thing({ label: `q${i % 3}`, count: i % 7, kind: (['a', 'b', 'c'] as const)[i % 3], active: i % 2 === 0, owner_id: i < 10 ? ownerId : null, price: { amount: (i % 5) * 100, currency: 'EUR' } });
+            const r = thing({
+              label: `q${i % 3}`,
+              count: i % 7,
+              kind: (['a', 'b', 'c'] as const)[i % 3],
+              active: i % 2 === 0,
+              owner_id: i < 10 ? ownerId : null,
+              price: { amount: (i % 5) * 100, currency: 'EUR' },
+            });
             rows.push(r);
             await tx.insert('contract-things', r);
           }
@@ -222,7 +265,11 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
           const q = mine();
           q.where.push({ path, op, value } as never);
           const { rows: got } = await store.list('contract-things', q);
-          assert.deepEqual(got.map((r) => r.id), rows.filter(pred).map((r) => r.id), `${path} ${op} ${JSON.stringify(value)}`);
+          assert.deepEqual(
+            got.map((r) => r.id),
+            rows.filter(pred).map((r) => r.id),
+            `${path} ${op} ${JSON.stringify(value)}`,
+          );
         };
         await check('count', 'eq', 3, (r) => r.count === 3);
         await check('count', 'ne', 3, (r) => r.count !== 3);
@@ -246,8 +293,14 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       });
 
       it('orders by several keys in mixed directions and continues from a keyset position', async () => {
-        const orderBy = [{ path: 'count', desc: true }, { path: 'price.amount', desc: false }, { path: 'id', desc: false }];
-        const expected = [...rows].sort((a, b) => (b.count as number) - (a.count as number) || (a.price as { amount: number }).amount - (b.price as { amount: number }).amount || (a.id < b.id ? -1 : 1));
+        const orderBy = [
+          { path: 'count', desc: true },
+          { path: 'price.amount', desc: false },
+          { path: 'id', desc: false },
+        ];
+        const expected = [...rows].sort(
+          (a, b) => (b.count as number) - (a.count as number) || (a.price as { amount: number }).amount - (b.price as { amount: number }).amount || (a.id < b.id ? -1 : 1),
+        );
         const seen: string[] = [];
         let after: unknown[] | undefined;
         for (let page = 0; page < 10; page++) {
@@ -257,13 +310,19 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
           const last = got[got.length - 1]!;
           after = [last.count, (last.price as { amount: number }).amount, last.id];
         }
-        assert.deepEqual(seen, expected.map((r) => r.id));
+        assert.deepEqual(
+          seen,
+          expected.map((r) => r.id),
+        );
       });
 
       it('counts totals and skips with offset', async () => {
         const { rows: got, total } = await store.list('contract-things', mine({ limit: 5, offset: 10, withTotal: true }));
         assert.equal(total, 30);
-        assert.deepEqual(got.map((r) => r.id), rows.slice(10, 15).map((r) => r.id));
+        assert.deepEqual(
+          got.map((r) => r.id),
+          rows.slice(10, 15).map((r) => r.id),
+        );
       });
 
       it('finds one by a condition', async () => {
@@ -290,7 +349,10 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         }
       });
       for (const desc of [false, true]) {
-        const orderBy = [{ path: 'label', desc }, { path: 'id', desc: false }];
+        const orderBy = [
+          { path: 'label', desc },
+          { path: 'id', desc: false },
+        ];
         const cmp = (a: StoredRecord, b: StoredRecord): number => {
           const la = a.label as string | null;
           const lb = b.label as string | null;
@@ -307,7 +369,11 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
           const last = got[got.length - 1]!;
           after = [last.label, last.id];
         }
-        assert.deepEqual(seen, [...made].sort(cmp).map((r) => r.id), desc ? 'descending' : 'ascending');
+        assert.deepEqual(
+          seen,
+          [...made].sort(cmp).map((r) => r.id),
+          desc ? 'descending' : 'ascending',
+        );
       }
     });
 
@@ -328,15 +394,30 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         });
       });
       const search = (text: string, extra: Partial<Parameters<Store['list']>[1]> = {}) =>
-        store.list('contract-things', { where: [{ path: 'count', op: 'eq', value: 5000 }], orderBy: [{ path: '_rank', desc: false }, { path: 'id', desc: false }], limit: 10, search: text, ...extra });
+        store.list('contract-things', {
+          where: [{ path: 'count', op: 'eq', value: 5000 }],
+          orderBy: [
+            { path: '_rank', desc: false },
+            { path: 'id', desc: false },
+          ],
+          limit: 10,
+          search: text,
+          ...extra,
+        });
 
       it('finds by words of any searchable field, best match first, with ranks', async () => {
         const { rows, ranks } = await search('grinder');
-        assert.deepEqual(rows.map((r) => r.title), ['Burr grinder', 'Tea kettle']);
+        assert.deepEqual(
+          rows.map((r) => r.title),
+          ['Burr grinder', 'Tea kettle'],
+        );
         assert.equal(ranks?.length, 2);
         assert.ok(ranks![0]! <= ranks![1]!);
         assert.deepEqual((await search('coffee mug')).rows[0]?.title, 'Coffee mug');
-        assert.deepEqual((await search('cafe')).rows.map((r) => r.title), ['Café au lait bowl']);
+        assert.deepEqual(
+          (await search('cafe')).rows.map((r) => r.title),
+          ['Café au lait bowl'],
+        );
         assert.deepEqual((await search('grind')).rows.map((r) => r.title).sort(), ['Burr grinder', 'Tea kettle'], 'the last word matches as a prefix');
       });
 
@@ -345,8 +426,16 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         assert.equal(all.total, 2);
         const first = await search('coffee', { limit: 1 });
         const next = await search('coffee', { limit: 1, after: [first.ranks![0], first.rows[0]!.id] });
-        assert.deepEqual([...first.rows, ...next.rows].map((r) => r.id), all.rows.map((r) => r.id));
-        const filtered = await store.list('contract-things', { where: [{ path: 'count', op: 'eq', value: -1 }], orderBy: [{ path: 'id', desc: false }], limit: 10, search: 'coffee' });
+        assert.deepEqual(
+          [...first.rows, ...next.rows].map((r) => r.id),
+          all.rows.map((r) => r.id),
+        );
+        const filtered = await store.list('contract-things', {
+          where: [{ path: 'count', op: 'eq', value: -1 }],
+          orderBy: [{ path: 'id', desc: false }],
+          limit: 10,
+          search: 'coffee',
+        });
         assert.equal(filtered.rows.length, 0);
       });
 
@@ -397,10 +486,13 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       });
 
       it('commits a record with its transaction or not at all', async () => {
-        await assert.rejects(store.transaction(async (tx) => {
-          await tx.insertIdempotency(record('idem-failed', Date.UTC(2027, 0, 1)));
-          throw new Error('the side effect failed');
-        }), /side effect failed/);
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.insertIdempotency(record('idem-failed', Date.UTC(2027, 0, 1)));
+            throw new Error('the side effect failed');
+          }),
+          /side effect failed/,
+        );
         assert.equal(await store.findIdempotency('idem-failed'), null);
       });
 
@@ -416,7 +508,13 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
 
       it('purges expired records oldest first, in bounded batches, stopping at the first live one', async () => {
         await purgeAll();
-        for (const [key, expiresAt] of [['p1', 1000], ['p2', 1000], ['p3', 1000], ['p4', 5000], ['p5', 1000]] as const) {
+        for (const [key, expiresAt] of [
+          ['p1', 1000],
+          ['p2', 1000],
+          ['p3', 1000],
+          ['p4', 5000],
+          ['p5', 1000],
+        ] as const) {
           await store.transaction((tx) => tx.insertIdempotency(record(`idem-purge-${key}`, expiresAt)));
         }
         assert.equal(await store.purgeIdempotency(2000, 2), 2, 'a batch is bounded');
@@ -442,10 +540,12 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         await store.transaction(async (tx) => tx.bumpCredentialEpoch());
         const once = await epochOf(store);
         assert.ok(once > start);
-        await assert.rejects(store.transaction(async (tx) => {
-          await tx.bumpCredentialEpoch();
-          throw new Error('rolled back');
-        }));
+        await assert.rejects(
+          store.transaction(async (tx) => {
+            await tx.bumpCredentialEpoch();
+            throw new Error('rolled back');
+          }),
+        );
         assert.equal(await epochOf(store), once, 'a rollback leaves it');
       });
 

@@ -15,11 +15,15 @@ if (PG_SKIP) {
   after(async () => {
     for (const db of dbs) await db.drop();
   });
-  storeContract('postgres', async () => {
-    const db = await createTestDatabase();
-    dbs.push(db);
-    return new PgStore({ connectionString: db.url });
-  }, async () => new PgStore({ connectionString: dbs[dbs.length - 1]!.url }));
+  storeContract(
+    'postgres',
+    async () => {
+      const db = await createTestDatabase();
+      dbs.push(db);
+      return new PgStore({ connectionString: db.url });
+    },
+    async () => new PgStore({ connectionString: dbs[dbs.length - 1]!.url }),
+  );
 
   describe('postgres migrations', () => {
     it('several processes migrating at once serialise on the advisory lock', async () => {

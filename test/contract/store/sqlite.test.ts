@@ -12,7 +12,11 @@ const dir = mkdtempSync(join(tmpdir(), 'canon-store-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 storeContract('sqlite in memory', async () => new SqliteStore({ path: ':memory:' }));
-storeContract('sqlite file (WAL)', async () => new SqliteStore({ path: join(dir, 'contract.db') }), async () => new SqliteStore({ path: join(dir, 'contract.db') }));
+storeContract(
+  'sqlite file (WAL)',
+  async () => new SqliteStore({ path: join(dir, 'contract.db') }),
+  async () => new SqliteStore({ path: join(dir, 'contract.db') }),
+);
 
 describe('sqlite isolation', () => {
   for (const path of [':memory:', join(dir, 'isolation.db')]) {
@@ -71,8 +75,14 @@ describe('sqlite idempotency look-ups', () => {
 describe('sqlite read cache', () => {
   const turn = (): Promise<void> => new Promise((r) => setImmediate(r));
   const now = new Date().toISOString();
-  const owner = (id: string, name: string, version = 1): Record<string, unknown> & { id: string; version: number; created_at: string; updated_at: string } =>
-    ({ id, version, created_at: now, updated_at: now, email: `${id.slice(-4)}@example.com`, name });
+  const owner = (id: string, name: string, version = 1): Record<string, unknown> & { id: string; version: number; created_at: string; updated_at: string } => ({
+    id,
+    version,
+    created_at: now,
+    updated_at: now,
+    email: `${id.slice(-4)}@example.com`,
+    name,
+  });
 
   it('hands out frozen records, and a commit in this process is seen by the very next read', async () => {
     const store = new SqliteStore({ path: join(dir, 'cache-local.db') });

@@ -177,7 +177,11 @@ describe('mutual TLS', () => {
         expectUnauthenticated(await call('GET', '/v2/products', { cert: rogue }));
         expectUnauthenticated(await call('POST', '/v2/products', { cert: rogue, body: PRODUCT }));
         // Nor does it authenticate that client at the token endpoint.
-        const token = await call('POST', '/oauth/token', { cert: rogue, headers: { 'content-type': FORM }, body: `grant_type=client_credentials&client_id=${encodeURIComponent(rogueClient.client_id)}` });
+        const token = await call('POST', '/oauth/token', {
+          cert: rogue,
+          headers: { 'content-type': FORM },
+          body: `grant_type=client_credentials&client_id=${encodeURIComponent(rogueClient.client_id)}`,
+        });
         assert.equal(token.status, 401, token.text);
         assert.equal(token.body?.error, 'invalid_client');
       });
@@ -205,7 +209,10 @@ describe('mutual TLS', () => {
         expectUnauthenticated(await call('GET', '/v2/products', { cert: unregistered, headers: everything }));
         expectUnauthenticated(await call('POST', '/v2/products', { cert: unregistered, headers: everything, body: PRODUCT }));
         // Nor at the token endpoint.
-        const token = await call('POST', '/oauth/token', { headers: { ...everything, 'content-type': FORM }, body: `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}` });
+        const token = await call('POST', '/oauth/token', {
+          headers: { ...everything, 'content-type': FORM },
+          body: `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}`,
+        });
         assert.equal(token.status, 401, token.text);
         assert.equal(token.body?.error, 'invalid_client');
       });
@@ -224,19 +231,31 @@ describe('mutual TLS', () => {
       });
 
       it('POST /oauth/token accepts tls_client_auth; the token then works without a certificate', async () => {
-        const res = await call('POST', '/oauth/token', { cert: registered, headers: { 'content-type': FORM }, body: `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}` });
+        const res = await call('POST', '/oauth/token', {
+          cert: registered,
+          headers: { 'content-type': FORM },
+          body: `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}`,
+        });
         assert.equal(res.status, 200, res.text);
         assert.equal(typeof res.body.access_token, 'string');
         assert.ok(res.body.access_token.length > 0);
         assert.equal(res.body.token_type, 'Bearer');
         assert.match(res.headers['cache-control'] ?? '', /\bno-store\b/);
 
-        const wrong = await call('POST', '/oauth/token', { cert: registered, headers: { 'content-type': FORM }, body: `grant_type=client_credentials&client_id=${encodeURIComponent(scopedClientId)}` });
+        const wrong = await call('POST', '/oauth/token', {
+          cert: registered,
+          headers: { 'content-type': FORM },
+          body: `grant_type=client_credentials&client_id=${encodeURIComponent(scopedClientId)}`,
+        });
         assert.equal(wrong.status, 401, wrong.text);
         assert.equal(wrong.body?.error, 'invalid_client');
         assert.match(wrong.headers['cache-control'] ?? '', /\bno-store\b/);
 
-        const unknownCert = await call('POST', '/oauth/token', { cert: unregistered, headers: { 'content-type': FORM }, body: `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}` });
+        const unknownCert = await call('POST', '/oauth/token', {
+          cert: unregistered,
+          headers: { 'content-type': FORM },
+          body: `grant_type=client_credentials&client_id=${encodeURIComponent(clientId)}`,
+        });
         assert.equal(unknownCert.status, 401, unknownCert.text);
         assert.equal(unknownCert.body?.error, 'invalid_client');
 

@@ -28,7 +28,8 @@ async function grant(server: TestServer, client: { client_id: string; client_sec
   return oauth.processClientCredentialsResponse(as, c, res);
 }
 
-async function tokenRequest(server: TestServer, form: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function tokenRequest(server: TestServer, form: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: form });
   return { status: res.status, headers: res.headers, body: await res.json() };
 }
@@ -96,10 +97,16 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       const creds = `client_id=${encodeURIComponent(client.client_id)}&client_secret=${encodeURIComponent(client.client_secret)}`;
       assert.equal((await tokenRequest(server, creds)).body.error, 'invalid_request');
       assert.equal((await tokenRequest(server, `grant_type=password&${creds}`)).body.error, 'unsupported_grant_type');
-      const json = await fetch(`${server.baseUrl}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ grant_type: 'client_credentials' }) });
+      const json = await fetch(`${server.baseUrl}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials' }),
+      });
       assert.equal(json.status, 400);
       assert.equal(((await json.json()) as { error: string }).error, 'invalid_request');
-      const both = await tokenRequest(server, `grant_type=client_credentials&${creds}`, { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}` });
+      const both = await tokenRequest(server, `grant_type=client_credentials&${creds}`, {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+      });
       assert.equal(both.body.error, 'invalid_request');
     });
 
@@ -124,7 +131,11 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       let kid: string;
       before(async () => {
         good = (await grant(server, client, 'basic')).access_token;
-        const { rows } = await server.runtime.store.list(SIGNING_KEYS, { where: [{ path: 'retired_at', op: 'eq', value: null }], orderBy: [{ path: 'id', desc: false }], limit: 1 });
+        const { rows } = await server.runtime.store.list(SIGNING_KEYS, {
+          where: [{ path: 'retired_at', op: 'eq', value: null }],
+          orderBy: [{ path: 'id', desc: false }],
+          limit: 1,
+        });
         privateJwk = JSON.parse(open(String(rows[0]!.private_jwk), 'test-secret')) as JWK;
         kid = String(rows[0]!.kid);
       });
@@ -139,8 +150,12 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
         const now = Math.floor(clock.now().getTime() / 1000);
         return new SignJWT({ client_id: client.client_id, ...claims })
           .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt', ...header })
-          .setIssuedAt(now).setNotBefore(now).setExpirationTime(now + 600).setSubject(client.client_id)
-          .setIssuer(String(claims.iss ?? server.baseUrl)).setAudience(String(claims.aud ?? server.baseUrl))
+          .setIssuedAt(now)
+          .setNotBefore(now)
+          .setExpirationTime(now + 600)
+          .setSubject(client.client_id)
+          .setIssuer(String(claims.iss ?? server.baseUrl))
+          .setAudience(String(claims.aud ?? server.baseUrl))
           .sign(await importJWK(privateJwk, 'ES256'));
       };
 
@@ -159,8 +174,14 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
 
       it('refuses a token not yet valid (nbf)', async () => {
         const now = Math.floor(clock.now().getTime() / 1000);
-        const early = await new SignJWT({ client_id: client.client_id }).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
-          .setIssuedAt(now).setNotBefore(now + 120).setExpirationTime(now + 600).setSubject(client.client_id).setIssuer(server.baseUrl!).setAudience(server.baseUrl!)
+        const early = await new SignJWT({ client_id: client.client_id })
+          .setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' })
+          .setIssuedAt(now)
+          .setNotBefore(now + 120)
+          .setExpirationTime(now + 600)
+          .setSubject(client.client_id)
+          .setIssuer(server.baseUrl!)
+          .setAudience(server.baseUrl!)
           .sign(await importJWK(privateJwk, 'ES256'));
         await refused(early, 'nbf');
       });
@@ -219,7 +240,10 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       clock.advance(600 + 61);
       try {
         const later = await server.request('GET', '/.well-known/jwks.json', { key: null });
-        assert.deepEqual(later.body.keys.map((k: { kid: string }) => k.kid), [newKid]);
+        assert.deepEqual(
+          later.body.keys.map((k: { kid: string }) => k.kid),
+          [newKid],
+        );
         await assert.rejects(async () => assert.equal((await server.request('GET', '/v2/products', bearer(before.access_token))).status, 200));
       } finally {
         clock.advance(-(600 + 61));

@@ -229,13 +229,42 @@ function userRows(): Row[] {
 function productRows(): Row[] {
   const body = (who: Who) => ({ name: `Product by ${who}`, description: 'Replaced', price: { amount: 1500, currency: 'EUR' }, status: 'active', tags: ['x'] });
   return [
-    { name: 'GET /v2/products', method: 'GET', target: () => ({ path: '/v2/products' }), expect: { customer: 200, admin: 200 }, check: (res) => assert.ok(res.body.data.length > 0) },
+    {
+      name: 'GET /v2/products',
+      method: 'GET',
+      target: () => ({ path: '/v2/products' }),
+      expect: { customer: 200, admin: 200 },
+      check: (res) => assert.ok(res.body.data.length > 0),
+    },
     { name: 'POST /v2/products', method: 'POST', target: (_env, who) => ({ path: '/v2/products', body: body(who) }), expect: { customer: '403 FORBIDDEN', admin: 201 } },
-    { name: 'GET /v2/products/{id}', method: 'GET', target: (env) => ({ path: `/v2/products/${env.product}` }), expect: { customer: 200, admin: 200 }, check: (res, env) => assert.equal(res.body.id, env.product) },
+    {
+      name: 'GET /v2/products/{id}',
+      method: 'GET',
+      target: (env) => ({ path: `/v2/products/${env.product}` }),
+      expect: { customer: 200, admin: 200 },
+      check: (res, env) => assert.equal(res.body.id, env.product),
+    },
     // Fresh products for the writes: the shared one stays active and priced for the order items.
-    { name: 'PUT /v2/products/{id}', method: 'PUT', target: async (env, who) => ({ path: `/v2/products/${await env.fresh.product()}`, body: body(who) }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res, _env, who) => assert.equal(res.body.name, `Product by ${who}`) },
-    { name: 'PATCH /v2/products/{id}', method: 'PATCH', target: async (env) => ({ path: `/v2/products/${await env.fresh.product()}`, body: { name: 'Patched' } }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res) => assert.equal(res.body.name, 'Patched') },
-    { name: 'DELETE /v2/products/{id}', method: 'DELETE', target: async (env) => ({ path: `/v2/products/${await env.fresh.product()}` }), expect: { customer: '403 FORBIDDEN', admin: 204 } },
+    {
+      name: 'PUT /v2/products/{id}',
+      method: 'PUT',
+      target: async (env, who) => ({ path: `/v2/products/${await env.fresh.product()}`, body: body(who) }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res, _env, who) => assert.equal(res.body.name, `Product by ${who}`),
+    },
+    {
+      name: 'PATCH /v2/products/{id}',
+      method: 'PATCH',
+      target: async (env) => ({ path: `/v2/products/${await env.fresh.product()}`, body: { name: 'Patched' } }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res) => assert.equal(res.body.name, 'Patched'),
+    },
+    {
+      name: 'DELETE /v2/products/{id}',
+      method: 'DELETE',
+      target: async (env) => ({ path: `/v2/products/${await env.fresh.product()}` }),
+      expect: { customer: '403 FORBIDDEN', admin: 204 },
+    },
   ];
 }
 
@@ -249,7 +278,10 @@ function orderRows(): Row[] {
       check(res, env, who) {
         const list = ids(res);
         if (who === 'customer') {
-          assert.ok(res.body.data.every((o: { user_id: string }) => o.user_id === env.alice.userId), JSON.stringify(res.body.data));
+          assert.ok(
+            res.body.data.every((o: { user_id: string }) => o.user_id === env.alice.userId),
+            JSON.stringify(res.body.data),
+          );
           assert.ok(list.includes(env.aliceOrder) && !list.includes(env.bobOrder));
         } else assert.ok(list.includes(env.aliceOrder) && list.includes(env.bobOrder));
       },
@@ -439,7 +471,13 @@ function reviewRows(): Row[] {
 /** api-keys and oauth-clients: admin-only, even a key bound to the customer itself. */
 function platformRows(): Row[] {
   const keyRows: Row[] = [
-    { name: 'GET /v2/api-keys', method: 'GET', target: () => ({ path: '/v2/api-keys' }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res, env) => assert.ok(ids(res).includes(env.aliceKeyRecord)) },
+    {
+      name: 'GET /v2/api-keys',
+      method: 'GET',
+      target: () => ({ path: '/v2/api-keys' }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res, env) => assert.ok(ids(res).includes(env.aliceKeyRecord)),
+    },
     {
       name: 'POST /v2/api-keys',
       method: 'POST',
@@ -457,17 +495,69 @@ function platformRows(): Row[] {
         assert.equal(res.body.key, undefined);
       },
     },
-    { name: 'PUT /v2/api-keys/{own}', method: 'PUT', target: async (env) => ({ path: `/v2/api-keys/${await env.fresh.apiKey(env.alice.userId)}`, body: { name: 'replaced', scopes: [] } }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res) => assert.equal(res.body.name, 'replaced') },
-    { name: 'PATCH /v2/api-keys/{own}', method: 'PATCH', target: async (env) => ({ path: `/v2/api-keys/${await env.fresh.apiKey(env.alice.userId)}`, body: { name: 'patched' } }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res) => assert.equal(res.body.name, 'patched') },
-    { name: 'DELETE /v2/api-keys/{own}', method: 'DELETE', target: async (env) => ({ path: `/v2/api-keys/${await env.fresh.apiKey(env.alice.userId)}` }), expect: { customer: '403 FORBIDDEN', admin: 204 } },
+    {
+      name: 'PUT /v2/api-keys/{own}',
+      method: 'PUT',
+      target: async (env) => ({ path: `/v2/api-keys/${await env.fresh.apiKey(env.alice.userId)}`, body: { name: 'replaced', scopes: [] } }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res) => assert.equal(res.body.name, 'replaced'),
+    },
+    {
+      name: 'PATCH /v2/api-keys/{own}',
+      method: 'PATCH',
+      target: async (env) => ({ path: `/v2/api-keys/${await env.fresh.apiKey(env.alice.userId)}`, body: { name: 'patched' } }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res) => assert.equal(res.body.name, 'patched'),
+    },
+    {
+      name: 'DELETE /v2/api-keys/{own}',
+      method: 'DELETE',
+      target: async (env) => ({ path: `/v2/api-keys/${await env.fresh.apiKey(env.alice.userId)}` }),
+      expect: { customer: '403 FORBIDDEN', admin: 204 },
+    },
   ];
   const clientRows: Row[] = [
-    { name: 'GET /v2/oauth-clients', method: 'GET', target: () => ({ path: '/v2/oauth-clients' }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res, env) => assert.ok(ids(res).includes(env.client)) },
-    { name: 'POST /v2/oauth-clients', method: 'POST', target: () => ({ path: '/v2/oauth-clients', body: { name: 'matrix client' } }), expect: { customer: '403 FORBIDDEN', admin: 201 }, check: (res) => assert.match(res.body.client_secret, /^cs_/) },
-    { name: 'GET /v2/oauth-clients/{id}', method: 'GET', target: (env) => ({ path: `/v2/oauth-clients/${env.client}` }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res, env) => assert.equal(res.body.id, env.client) },
-    { name: 'PUT /v2/oauth-clients/{id}', method: 'PUT', target: async (env) => ({ path: `/v2/oauth-clients/${await env.fresh.client()}`, body: { name: 'replaced', scopes: ['products:read'] } }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res) => assert.deepEqual(res.body.scopes, ['products:read']) },
-    { name: 'PATCH /v2/oauth-clients/{id}', method: 'PATCH', target: async (env) => ({ path: `/v2/oauth-clients/${await env.fresh.client()}`, body: { name: 'patched' } }), expect: { customer: '403 FORBIDDEN', admin: 200 }, check: (res) => assert.equal(res.body.name, 'patched') },
-    { name: 'DELETE /v2/oauth-clients/{id}', method: 'DELETE', target: async (env) => ({ path: `/v2/oauth-clients/${await env.fresh.client()}` }), expect: { customer: '403 FORBIDDEN', admin: 204 } },
+    {
+      name: 'GET /v2/oauth-clients',
+      method: 'GET',
+      target: () => ({ path: '/v2/oauth-clients' }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res, env) => assert.ok(ids(res).includes(env.client)),
+    },
+    {
+      name: 'POST /v2/oauth-clients',
+      method: 'POST',
+      target: () => ({ path: '/v2/oauth-clients', body: { name: 'matrix client' } }),
+      expect: { customer: '403 FORBIDDEN', admin: 201 },
+      check: (res) => assert.match(res.body.client_secret, /^cs_/),
+    },
+    {
+      name: 'GET /v2/oauth-clients/{id}',
+      method: 'GET',
+      target: (env) => ({ path: `/v2/oauth-clients/${env.client}` }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res, env) => assert.equal(res.body.id, env.client),
+    },
+    {
+      name: 'PUT /v2/oauth-clients/{id}',
+      method: 'PUT',
+      target: async (env) => ({ path: `/v2/oauth-clients/${await env.fresh.client()}`, body: { name: 'replaced', scopes: ['products:read'] } }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res) => assert.deepEqual(res.body.scopes, ['products:read']),
+    },
+    {
+      name: 'PATCH /v2/oauth-clients/{id}',
+      method: 'PATCH',
+      target: async (env) => ({ path: `/v2/oauth-clients/${await env.fresh.client()}`, body: { name: 'patched' } }),
+      expect: { customer: '403 FORBIDDEN', admin: 200 },
+      check: (res) => assert.equal(res.body.name, 'patched'),
+    },
+    {
+      name: 'DELETE /v2/oauth-clients/{id}',
+      method: 'DELETE',
+      target: async (env) => ({ path: `/v2/oauth-clients/${await env.fresh.client()}` }),
+      expect: { customer: '403 FORBIDDEN', admin: 204 },
+    },
   ];
   return [...keyRows, ...clientRows];
 }
@@ -485,7 +575,10 @@ function nestedRows(): Row[] {
         target: (env) => ({ path: `/v2/users/${user(env)}/orders?limit=100` }),
         expect: { customer: customer(200), admin: 200 },
         check(res, env) {
-          assert.ok(res.body.data.every((o: { user_id: string }) => o.user_id === user(env)), JSON.stringify(res.body.data));
+          assert.ok(
+            res.body.data.every((o: { user_id: string }) => o.user_id === user(env)),
+            JSON.stringify(res.body.data),
+          );
           assert.ok(ids(res).includes(order(env)));
         },
       },
@@ -502,14 +595,20 @@ function nestedRows(): Row[] {
         target: (env) => ({ path: `/v2/orders/${order(env)}/order-items?limit=100` }),
         expect: { customer: customer(200), admin: 200 },
         check(res, env) {
-          assert.ok(res.body.data.every((i: { order_id: string }) => i.order_id === order(env)), JSON.stringify(res.body.data));
+          assert.ok(
+            res.body.data.every((i: { order_id: string }) => i.order_id === order(env)),
+            JSON.stringify(res.body.data),
+          );
           assert.ok(ids(res).includes(pick(whose, env.aliceItem, env.bobItem)));
         },
       },
       {
         name: `POST /v2/orders/{${whose}}/order-items`,
         method: 'POST',
-        target: async (env) => ({ path: `/v2/orders/${await env.fresh.order(pick(whose, env.alice.key, env.bob.key))}/order-items`, body: { product_id: env.product, quantity: 1 } }),
+        target: async (env) => ({
+          path: `/v2/orders/${await env.fresh.order(pick(whose, env.alice.key, env.bob.key))}/order-items`,
+          body: { product_id: env.product, quantity: 1 },
+        }),
         expect: { customer: customer(201), admin: 201 },
         check: (res, env, _who, t) => {
           assert.equal(t.path, `/v2/orders/${res.body.order_id}/order-items`);

@@ -42,12 +42,18 @@ for (const mode of MODES) {
 
     it('logs in with an HTML form', async () => {
       const b = new Browser(server);
-      const res = await b.request('POST', '/v2/sessions', { body: `email=${encodeURIComponent(email)}&password=${encodeURIComponent(PASSWORD)}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const res = await b.request('POST', '/v2/sessions', {
+        body: `email=${encodeURIComponent(email)}&password=${encodeURIComponent(PASSWORD)}`,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(res.status, 201, res.text);
     });
 
     it('refuses a wrong password and an unknown email alike', async () => {
-      for (const [e, p] of [[email, 'wrong password'], ['nobody@example.com', PASSWORD]] as const) {
+      for (const [e, p] of [
+        [email, 'wrong password'],
+        ['nobody@example.com', PASSWORD],
+      ] as const) {
         const res = await new Browser(server).login(e, p);
         assert.equal(res.status, 401);
         assert.equal(errorShape(res).code, 'UNAUTHENTICATED');
@@ -76,7 +82,10 @@ for (const mode of MODES) {
     it('reads the id from the cookie only: a query string or a header is ignored', async () => {
       const login = await new Browser(server).login(email, PASSWORD);
       const id = COOKIE.exec(login.setCookies[0]!)![1]!;
-      for (const [path, headers] of [[`/v2/sessions/current?canon_session=${id}`, {}], ['/v2/sessions/current', { 'x-session-id': id, 'x-canon-session': id, authorization: `Session ${id}` }]] as const) {
+      for (const [path, headers] of [
+        [`/v2/sessions/current?canon_session=${id}`, {}],
+        ['/v2/sessions/current', { 'x-session-id': id, 'x-canon-session': id, authorization: `Session ${id}` }],
+      ] as const) {
         const res = await server.request('GET', path, { key: null, headers: { ...headers } });
         assert.equal(res.status, 401, path);
       }
@@ -102,10 +111,16 @@ for (const mode of MODES) {
       const b = new Browser(server);
       const la = await a.login(`pw-${mode.replace('/', '-')}@example.com`, PASSWORD);
       await b.login(`pw-${mode.replace('/', '-')}@example.com`, PASSWORD);
-      const wrong = await a.request('PUT', `/v2/users/${who.userId}/password`, { headers: { 'x-csrf-token': la.body.csrf_token }, body: { current_password: 'not it', new_password: 'a brand new password' } });
+      const wrong = await a.request('PUT', `/v2/users/${who.userId}/password`, {
+        headers: { 'x-csrf-token': la.body.csrf_token },
+        body: { current_password: 'not it', new_password: 'a brand new password' },
+      });
       assert.equal(wrong.status, 422);
       assert.equal(errorShape(wrong).details?.[0]?.field, 'current_password');
-      const changed = await a.request('PUT', `/v2/users/${who.userId}/password`, { headers: { 'x-csrf-token': la.body.csrf_token }, body: { current_password: PASSWORD, new_password: 'a brand new password' } });
+      const changed = await a.request('PUT', `/v2/users/${who.userId}/password`, {
+        headers: { 'x-csrf-token': la.body.csrf_token },
+        body: { current_password: PASSWORD, new_password: 'a brand new password' },
+      });
       assert.equal(changed.status, 204, changed.text);
       assert.equal((await a.request('GET', '/v2/products')).status, 401);
       assert.equal((await b.request('GET', '/v2/products')).status, 401);
@@ -147,7 +162,10 @@ for (const mode of MODES) {
         const header = await b.request('POST', '/v2/orders', { headers: { 'x-csrf-token': token }, body: {} });
         assert.equal(header.status, 201, header.text);
         assert.equal(header.body.user_id, customer.userId);
-        const form = await b.request('POST', '/v2/orders', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `csrf_token=${encodeURIComponent(token)}&currency=USD` });
+        const form = await b.request('POST', '/v2/orders', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: `csrf_token=${encodeURIComponent(token)}&currency=USD`,
+        });
         assert.equal(form.status, 201, form.text);
         assert.equal(form.body.total.currency, 'USD');
       });
@@ -198,7 +216,10 @@ describe('CSRF double-submit mode', () => {
     const login = await b.login('double@example.com', PASSWORD);
     const out = await b.request('DELETE', '/v2/sessions/current', { headers: { 'x-csrf-token': login.body.csrf_token } });
     assert.equal(out.status, 204);
-    assert.deepEqual(out.setCookies.map((c) => c.split('=')[0]), ['canon_session', 'canon_csrf']);
+    assert.deepEqual(
+      out.setCookies.map((c) => c.split('=')[0]),
+      ['canon_session', 'canon_csrf'],
+    );
   });
 });
 
@@ -219,6 +240,10 @@ describe('cookies in production', () => {
     for (const c of res.setCookies) assert.ok(!/domain=/i.test(c));
     const id = /^__Host-canon_session=([^;]+)/.exec(res.setCookies[0]!)![1];
     assert.equal((await server.request('GET', '/v2/sessions/current', { key: null, headers: { cookie: `__Host-canon_session=${id}` } })).status, 200);
-    assert.equal((await server.request('GET', '/v2/sessions/current', { key: null, headers: { cookie: `canon_session=${id}` } })).status, 401, 'the development name is not read in production');
+    assert.equal(
+      (await server.request('GET', '/v2/sessions/current', { key: null, headers: { cookie: `canon_session=${id}` } })).status,
+      401,
+      'the development name is not read in production',
+    );
   });
 });

@@ -39,13 +39,37 @@ describe('the operation catalog', () => {
 
   it('derives every resource operation from the model: CRUD, actions, nested collections', () => {
     const ids = new Set(server.runtime.catalog.operations.map((op) => op.id));
-    for (const id of ['v2.products.list', 'v2.products.create', 'v2.products.read', 'v2.products.replace', 'v2.products.update', 'v2.products.delete', 'v2.orders.cancel', 'v2.orders.tracking', 'v2.orders.order-items.list', 'v2.orders.order-items.create', 'v2.sessions.create', 'oauth.token', 'health.ready']) {
+    for (const id of [
+      'v2.products.list',
+      'v2.products.create',
+      'v2.products.read',
+      'v2.products.replace',
+      'v2.products.update',
+      'v2.products.delete',
+      'v2.orders.cancel',
+      'v2.orders.tracking',
+      'v2.orders.order-items.list',
+      'v2.orders.order-items.create',
+      'v2.sessions.create',
+      'oauth.token',
+      'health.ready',
+    ]) {
       assert.ok(ids.has(id), id);
     }
     assert.ok(![...ids].some((id) => id.includes('.sessions.list')), 'internal resources have no routes');
     // Another app's model gives its own operations.
-    const notes = defineResource({ name: 'notes', singular: 'note', fields: { title: f.string({ required: true }) }, permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] } });
-    const users = defineResource({ name: 'people', singular: 'person', fields: { email: f.email({ required: true, unique: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) }, permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] } });
+    const notes = defineResource({
+      name: 'notes',
+      singular: 'note',
+      fields: { title: f.string({ required: true }) },
+      permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+    });
+    const users = defineResource({
+      name: 'people',
+      singular: 'person',
+      fields: { email: f.email({ required: true, unique: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) },
+      permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+    });
     const other = buildCatalog(compileModel(withPlatform(defineApp({ resources: [users, notes], users: 'people' }))));
     assert.ok(other.get('v2.notes.update'));
     assert.ok(other.get('v2.people.password.replace'));
@@ -70,7 +94,13 @@ describe('the operation catalog', () => {
     assert.equal((await server.request('GET', `/v2/products/${product.id}`)).status, 200);
     assert.equal(server.app.fastReads.served, before + 1);
     const reads = server.runtime.catalog.operations.filter((op) => op.kind === 'read');
-    assert.deepEqual(reads.map((op) => op.resource).sort(), [...server.runtime.model.resources.values()].filter((r) => !r.def.internal).map((r) => r.name).sort());
+    assert.deepEqual(
+      reads.map((op) => op.resource).sort(),
+      [...server.runtime.model.resources.values()]
+        .filter((r) => !r.def.internal)
+        .map((r) => r.name)
+        .sort(),
+    );
   });
 
   it('the output schemas describe real responses: an object, a list, an error', async () => {

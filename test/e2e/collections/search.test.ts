@@ -12,7 +12,8 @@ for (const mode of MODES) {
       await createProduct(server, { name: 'Kettle', description: 'Pairs well with a burr grinder', price: { amount: 5900, currency: 'EUR' } });
       await createProduct(server, { name: 'Ceramic mug', description: 'Stoneware', price: { amount: 1800, currency: 'EUR' } });
       await createProduct(server, { name: 'Grinder brush', description: 'Cleans burrs', price: { amount: 900, currency: 'EUR' }, status: 'draft' });
-      for (let i = 0; i < 30; i++) await createProduct(server, { name: `Filler ${i}`, description: i % 2 ? 'grinder spare part' : 'nothing to see', price: { amount: i, currency: 'EUR' } });
+      for (let i = 0; i < 30; i++)
+        await createProduct(server, { name: `Filler ${i}`, description: i % 2 ? 'grinder spare part' : 'nothing to see', price: { amount: i, currency: 'EUR' } });
     });
     after(async () => server.close());
 
@@ -24,7 +25,10 @@ for (const mode of MODES) {
       assert.ok(names.includes('Kettle'));
       assert.ok(!names.includes('Ceramic mug'));
       const mug = await server.request('GET', '/v2/products?q=stoneware');
-      assert.deepEqual(mug.body.data.map((p: { name: string }) => p.name), ['Ceramic mug']);
+      assert.deepEqual(
+        mug.body.data.map((p: { name: string }) => p.name),
+        ['Ceramic mug'],
+      );
     });
 
     it('combines with filters and pages through every match exactly once in every style', async () => {
@@ -63,12 +67,18 @@ for (const mode of MODES) {
     it('searches reviews by title and body, for customers too', async () => {
       const customer = await createCustomer(server, `searcher-${mode}@example.com`);
       const product = await createProduct(server);
-      for (const [title, body] of [['Great crema', 'Rich espresso'], ['Too loud', 'Grinds well though']]) {
+      for (const [title, body] of [
+        ['Great crema', 'Rich espresso'],
+        ['Too loud', 'Grinds well though'],
+      ]) {
         const res = await server.request('POST', '/v2/reviews', { key: customer.key, body: { item_id: product.id, rating: 4, title, body } });
         assert.equal(res.status, 201, res.text);
       }
       const res = await server.request('GET', `/v2/reviews?q=espresso&item_id=${product.id}`, { key: customer.key });
-      assert.deepEqual(res.body.data.map((r: { title: string }) => r.title), ['Great crema']);
+      assert.deepEqual(
+        res.body.data.map((r: { title: string }) => r.title),
+        ['Great crema'],
+      );
     });
 
     it('refuses q where nothing is searchable', async () => {

@@ -6,8 +6,6 @@ import { publicView } from '../../../src/services/views.js';
 import { MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
 import { comparator, fixtures, type CollectionFixture } from './fixtures.js';
 
-
-
 const ROWS = 1000;
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -72,7 +70,11 @@ function suite(mode: Mode, indexes: number[]): void {
         });
         assert.deepEqual(ids(paged), sorted, `${f.path} page`);
         for (const dir of ['id', '-id']) {
-          const keyset = await walk(server, `${base}&sort=${dir}&limit=100&after_id=${dir === 'id' ? '00000000-0000-0000-0000-000000000000' : 'ffffffff-ffff-ffff-ffff-ffffffffffff'}`, (b) => (b.pagination.has_more ? href(b, 'next') : undefined));
+          const keyset = await walk(
+            server,
+            `${base}&sort=${dir}&limit=100&after_id=${dir === 'id' ? '00000000-0000-0000-0000-000000000000' : 'ffffffff-ffff-ffff-ffff-ffffffffffff'}`,
+            (b) => (b.pagination.has_more ? href(b, 'next') : undefined),
+          );
           assert.deepEqual(ids(keyset), ids([...expected].sort(comparator(dir))), `${f.path} keyset ${dir}`);
         }
 
@@ -87,7 +89,11 @@ function suite(mode: Mode, indexes: number[]): void {
           assert.equal(new Set(gotIds).size, gotIds.length, `${first}: a row came twice`);
           const order = first.includes('after_id') ? 'id' : f.sort;
           const original = ids([...expected].sort(comparator(order)));
-          assert.deepEqual(gotIds.filter((id) => original.includes(id)), original, `${first}: an original row is missing or out of order`);
+          assert.deepEqual(
+            gotIds.filter((id) => original.includes(id)),
+            original,
+            `${first}: an original row is missing or out of order`,
+          );
         }
       });
     }

@@ -163,7 +163,17 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
   describe(`lean GET path under a rate limit (${mode})`, () => {
     let server: TestServer;
     before(async () => {
-      const limits = { enabled: true, algorithm: 'token-bucket' as const, perPrincipal: { limit: 2, periodSeconds: 60 }, perIp: { limit: 1000, periodSeconds: 60 }, global: { limit: 100000, periodSeconds: 60 }, loginPerAccount: { limit: 1000, periodSeconds: 60 }, loginPerDevice: { limit: 1000, periodSeconds: 60 }, loginPerIp: { limit: 1000, periodSeconds: 60 }, ipv6Prefix: 64 };
+      const limits = {
+        enabled: true,
+        algorithm: 'token-bucket' as const,
+        perPrincipal: { limit: 2, periodSeconds: 60 },
+        perIp: { limit: 1000, periodSeconds: 60 },
+        global: { limit: 100000, periodSeconds: 60 },
+        loginPerAccount: { limit: 1000, periodSeconds: 60 },
+        loginPerDevice: { limit: 1000, periodSeconds: 60 },
+        loginPerIp: { limit: 1000, periodSeconds: 60 },
+        ipv6Prefix: 64,
+      };
       server = await startServer(mode, { rateLimits: limits });
     });
     after(async () => {

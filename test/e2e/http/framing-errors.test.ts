@@ -5,7 +5,8 @@ import { after, before, describe, it } from 'node:test';
 import { startServer, type TestServer } from '../../support/harness.js';
 
 /** Writes `raw` and reads until the server closes or 2 s pass. */
-function exchange(base: string, raw: string): Promise<{ status: number; headers: Record<string, string>; body: any; raw: string }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function exchange(base: string, raw: string): Promise<{ status: number; headers: Record<string, string>; body: any; raw: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname);

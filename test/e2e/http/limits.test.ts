@@ -33,7 +33,8 @@ function rawExchange(url: string, chunks: string[], intervalMs: number, maxMs: n
   });
 }
 
-function parseRaw(text: string): { status: number; headers: Record<string, string>; body: any } { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function parseRaw(text: string): { status: number; headers: Record<string, string>; body: any } {
   const [head = '', body = ''] = text.split('\r\n\r\n');
   const [statusLine = '', ...lines] = head.split('\r\n');
   const headers: Record<string, string> = {};
@@ -64,7 +65,7 @@ describe('socket limits (listening server)', () => {
 
   it('cuts off a client trickling its body within the request timeout', async () => {
     const head = 'POST /v2/products HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\nX-API-Key: x\r\n\r\n';
-    const result = await rawExchange(server.baseUrl!, [head, ...'{"name":"' + 'a'.repeat(100)], 100, 8000);
+    const result = await rawExchange(server.baseUrl!, [head, ...('{"name":"' + 'a'.repeat(100))], 100, 8000);
     assert.ok(result.closedAfterMs < 3500, `closed after ${result.closedAfterMs} ms`);
   });
 

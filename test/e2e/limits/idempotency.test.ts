@@ -75,7 +75,10 @@ for (const mode of MODES) {
       const other = await server.request('POST', '/v2/products', { headers: { 'idempotency-key': key }, body: product(`other-${key}`) });
       assert.equal(other.status, 422);
       assert.equal(errorShape(other).code, 'IDEMPOTENCY_KEY_REUSED');
-      const path = await server.request('POST', '/v2/users', { headers: { 'idempotency-key': key }, body: { email: `${key}@example.com`, full_name: 'X', password: 'long enough password' } });
+      const path = await server.request('POST', '/v2/users', {
+        headers: { 'idempotency-key': key },
+        body: { email: `${key}@example.com`, full_name: 'X', password: 'long enough password' },
+      });
       assert.equal(path.status, 422);
       assert.equal(errorShape(path).code, 'IDEMPOTENCY_KEY_REUSED');
       assert.equal(await count(`other-${key}`), 0);

@@ -70,8 +70,13 @@ describe('rate limits', () => {
   it('the global limit holds over every principal', async () => {
     const server = await start({ global: { limit: 4, periodSeconds: 60 } });
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await server.request('GET', '/healthz')).status, (await server.request('GET', '/v2/products', { key: i % 2 ? null : undefined })).status);
-    assert.deepEqual(statuses.filter((s) => s !== 200 && s !== 401), [429], `statuses ${statuses.join(',')}`);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await server.request('GET', '/healthz')).status, (await server.request('GET', '/v2/products', { key: i % 2 ? null : undefined })).status);
+    assert.deepEqual(
+      statuses.filter((s) => s !== 200 && s !== 401),
+      [429],
+      `statuses ${statuses.join(',')}`,
+    );
     assert.equal((await server.request('GET', '/healthz')).headers['x-ratelimit-limit'], undefined, 'health checks are not limited');
   });
 

@@ -5,7 +5,12 @@ import { defineApp, defineResource, f } from '../../../src/model/define.js';
 import { startServer, type TestServer } from '../../support/harness.js';
 
 const permissions = { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] };
-const people = defineResource({ name: 'people', singular: 'person', fields: { email: f.email({ required: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) }, permissions });
+const people = defineResource({
+  name: 'people',
+  singular: 'person',
+  fields: { email: f.email({ required: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) },
+  permissions,
+});
 const notes = defineResource({
   name: 'notes',
   singular: 'note',
@@ -41,10 +46,18 @@ describe('what the model describes', () => {
     const ok = await server.request('POST', '/v2/notes', { body: { title: 'a', meta: { color: 'red', weight: 2 } } });
     assert.equal(ok.status, 201, ok.text);
     assert.deepEqual(ok.body.meta, { color: 'red', weight: 2 });
-    for (const [meta, field] of [[{ color: 'green' }, 'meta.color'], [{ weight: 1 }, 'meta.color'], [{ color: 'red', extra: 1 }, 'meta.extra'], [{ color: 'red', weight: -1 }, 'meta.weight']] as const) {
+    for (const [meta, field] of [
+      [{ color: 'green' }, 'meta.color'],
+      [{ weight: 1 }, 'meta.color'],
+      [{ color: 'red', extra: 1 }, 'meta.extra'],
+      [{ color: 'red', weight: -1 }, 'meta.weight'],
+    ] as const) {
       const bad = await server.request('POST', '/v2/notes', { body: { title: 'a', meta } });
       assert.equal(bad.status, 422, JSON.stringify(meta));
-      assert.ok(bad.body.error.details.some((d: { field: string }) => d.field === field), `${field} in ${JSON.stringify(bad.body.error.details)}`);
+      assert.ok(
+        bad.body.error.details.some((d: { field: string }) => d.field === field),
+        `${field} in ${JSON.stringify(bad.body.error.details)}`,
+      );
     }
   });
 
@@ -66,7 +79,11 @@ describe('what the model describes', () => {
     assert.equal(archive.description, 'Archives the note; the archiving is accepted and completes later.');
     assert.deepEqual(Object.keys(archive.output), ['202']);
     assert.deepEqual((archive.input.body!['application/json'] as { required: string[] }).required, ['reason']);
-    const read = catalog.get('v2.notes.read')!.output[200] as { description: string; examples: unknown[]; properties: Record<string, { description?: string; examples?: unknown[] }> };
+    const read = catalog.get('v2.notes.read')!.output[200] as {
+      description: string;
+      examples: unknown[];
+      properties: Record<string, { description?: string; examples?: unknown[] }>;
+    };
     assert.equal(read.description, 'Short notes with a colour.');
     assert.deepEqual(read.examples, [{ title: 'Buy tea', meta: { color: 'red', weight: 1 } }]);
     assert.equal(read.properties.title!.description, 'What the note says.');

@@ -47,33 +47,113 @@ interface Case {
 
 const product = (fields: Json): Json => ({ name: 'Hostile', price: { amount: 100, currency: 'EUR' }, ...fields });
 const json = { 'content-type': 'application/json' };
-const readBack = (field: string) => async (f: Fixture, res: Response): Promise<unknown> =>
-  res.status === 201 ? (await f.server.request('GET', `/v2/products/${res.body.id}`)).body[field] : null;
+const readBack =
+  (field: string) =>
+  async (f: Fixture, res: Response): Promise<unknown> =>
+    res.status === 201 ? (await f.server.request('GET', `/v2/products/${res.body.id}`)).body[field] : null;
 
 const CASES: Case[] = [
   // Strings (13.2).
   { name: 'U+0000 in a product name', request: () => ({ method: 'POST', url: '/v2/products', body: product({ name: 'a\u0000b' }) }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'a lone high surrogate in a tag', request: () => ({ method: 'POST', url: '/v2/products', body: product({ tags: ['fine', '\ud800'] }) }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'a lone low surrogate in a user’s full_name', request: () => ({ method: 'POST', url: '/v2/users', body: { email: `h-${randomUUID()}@example.com`, full_name: 'x\udc00', password: 'long enough password' } }), status: 422, code: 'VALIDATION_ERROR' },
+  {
+    name: 'a lone high surrogate in a tag',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ tags: ['fine', '\ud800'] }) }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
+  {
+    name: 'a lone low surrogate in a user’s full_name',
+    request: () => ({ method: 'POST', url: '/v2/users', body: { email: `h-${randomUUID()}@example.com`, full_name: 'x\udc00', password: 'long enough password' } }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
   { name: 'U+0000 in an API key’s name', request: () => ({ method: 'POST', url: '/v2/api-keys', body: { name: '\u0000' } }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'astral characters round-trip', request: () => ({ method: 'POST', url: '/v2/products', body: product({ name: '𝄞 🎉 𠜎 \u{10FFFD}' }) }), status: 201, stored: readBack('name'), expect: '𝄞 🎉 𠜎 \u{10FFFD}' },
-  { name: 'U+0000 in the login email (no credentials)', request: () => ({ method: 'POST', url: '/v2/sessions', body: { email: 'a\u0000@example.com', password: 'whatever it is' } }), status: 401, code: 'UNAUTHENTICATED' },
-  { name: 'a lone surrogate as the login password', request: () => ({ method: 'POST', url: '/v2/sessions', body: { email: 'nobody@example.com', password: '\ud83d' } }), status: 401, code: 'UNAUTHENTICATED' },
+  {
+    name: 'astral characters round-trip',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ name: '𝄞 🎉 𠜎 \u{10FFFD}' }) }),
+    status: 201,
+    stored: readBack('name'),
+    expect: '𝄞 🎉 𠜎 \u{10FFFD}',
+  },
+  {
+    name: 'U+0000 in the login email (no credentials)',
+    request: () => ({ method: 'POST', url: '/v2/sessions', body: { email: 'a\u0000@example.com', password: 'whatever it is' } }),
+    status: 401,
+    code: 'UNAUTHENTICATED',
+  },
+  {
+    name: 'a lone surrogate as the login password',
+    request: () => ({ method: 'POST', url: '/v2/sessions', body: { email: 'nobody@example.com', password: '\ud83d' } }),
+    status: 401,
+    code: 'UNAUTHENTICATED',
+  },
   { name: '%00 in a filter', request: () => ({ method: 'GET', url: '/v2/products?status=%00' }), status: 400, code: 'INVALID_QUERY' },
   { name: '%00 in a search', request: () => ({ method: 'GET', url: '/v2/products?q=a%00b' }), status: 400, code: 'INVALID_QUERY' },
   { name: 'an encoded surrogate (CESU-8) in a search', request: () => ({ method: 'GET', url: '/v2/products?q=%ED%A0%80' }), status: 400, code: 'INVALID_QUERY' },
   { name: 'invalid UTF-8 percent-encoding in a filter', request: () => ({ method: 'GET', url: '/v2/users?email=%FF%FE' }), status: 400, code: 'INVALID_QUERY' },
-  { name: 'a %00 client_id at the token endpoint', request: () => ({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=%00&client_secret=x' }), status: 401, code: 'invalid_client' },
-  { name: 'a session cookie holding %00', request: () => ({ method: 'GET', url: '/v2/sessions/current', headers: { cookie: 'canon_session=%00abc' } }), status: 401, code: 'UNAUTHENTICATED' },
+  {
+    name: 'a %00 client_id at the token endpoint',
+    request: () => ({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&client_id=%00&client_secret=x',
+    }),
+    status: 401,
+    code: 'invalid_client',
+  },
+  {
+    name: 'a session cookie holding %00',
+    request: () => ({ method: 'GET', url: '/v2/sessions/current', headers: { cookie: 'canon_session=%00abc' } }),
+    status: 401,
+    code: 'UNAUTHENTICATED',
+  },
 
   // Numbers at the bounds (13.4).
-  { name: 'a price of exactly MAX_AMOUNT', request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: MAX_AMOUNT, currency: 'EUR' } }) }), status: 201, stored: readBack('price'), expect: { amount: MAX_AMOUNT, currency: 'EUR' } },
-  { name: 'a price of MAX_AMOUNT + 1', request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: MAX_AMOUNT + 1, currency: 'EUR' } }) }), status: 422, code: 'VALIDATION_ERROR', check: (res) => assert.equal(res.body.error.details[0].field, 'price.amount') },
-  { name: 'a price of 2^53 − 1', request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: Number.MAX_SAFE_INTEGER, currency: 'EUR' } }) }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'a price of 1e300', request: () => ({ method: 'POST', url: '/v2/products', headers: json, body: '{"name":"x","price":{"amount":1e300,"currency":"EUR"}}' }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'a negative price', request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: -1, currency: 'EUR' } }) }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'a fractional price', request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: 1.5, currency: 'EUR' } }) }), status: 422, code: 'VALIDATION_ERROR' },
-  { name: 'a quantity of 1001', request: (f) => ({ method: 'POST', url: `/v2/orders/${f.orderB}/order-items`, body: { product_id: f.productId, quantity: 1001 } }), status: 422, code: 'VALIDATION_ERROR' },
+  {
+    name: 'a price of exactly MAX_AMOUNT',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: MAX_AMOUNT, currency: 'EUR' } }) }),
+    status: 201,
+    stored: readBack('price'),
+    expect: { amount: MAX_AMOUNT, currency: 'EUR' },
+  },
+  {
+    name: 'a price of MAX_AMOUNT + 1',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: MAX_AMOUNT + 1, currency: 'EUR' } }) }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+    check: (res) => assert.equal(res.body.error.details[0].field, 'price.amount'),
+  },
+  {
+    name: 'a price of 2^53 − 1',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: Number.MAX_SAFE_INTEGER, currency: 'EUR' } }) }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
+  {
+    name: 'a price of 1e300',
+    request: () => ({ method: 'POST', url: '/v2/products', headers: json, body: '{"name":"x","price":{"amount":1e300,"currency":"EUR"}}' }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
+  {
+    name: 'a negative price',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: -1, currency: 'EUR' } }) }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
+  {
+    name: 'a fractional price',
+    request: () => ({ method: 'POST', url: '/v2/products', body: product({ price: { amount: 1.5, currency: 'EUR' } }) }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
+  {
+    name: 'a quantity of 1001',
+    request: (f) => ({ method: 'POST', url: `/v2/orders/${f.orderB}/order-items`, body: { product_id: f.productId, quantity: 1001 } }),
+    status: 422,
+    code: 'VALIDATION_ERROR',
+  },
   { name: 'a 20-digit amount filter', request: () => ({ method: 'GET', url: '/v2/products?price.amount[gte]=99999999999999999999' }), status: 400, code: 'INVALID_QUERY' },
 
   // Dates (13.5).
@@ -87,26 +167,108 @@ const CASES: Case[] = [
   { name: 'year 10000', request: () => ({ method: 'GET', url: '/v2/products?created_at[gt]=%2B010000-01-01T00:00:00Z' }), status: 400, code: 'INVALID_QUERY' },
   { name: 'the earliest instant', request: () => ({ method: 'GET', url: '/v2/products?created_at[gt]=0001-01-01T00:00:00Z&limit=1' }), status: 200 },
   { name: 'the latest instant', request: () => ({ method: 'GET', url: '/v2/products?created_at[lt]=9999-12-31T23:59:59.999Z&limit=1' }), status: 200 },
-  { name: 'an offset that moves before year 1', request: () => ({ method: 'GET', url: '/v2/products?created_at[gt]=0001-01-01T00:00:00%2B01:00' }), status: 400, code: 'INVALID_QUERY' },
+  {
+    name: 'an offset that moves before year 1',
+    request: () => ({ method: 'GET', url: '/v2/products?created_at[gt]=0001-01-01T00:00:00%2B01:00' }),
+    status: 400,
+    code: 'INVALID_QUERY',
+  },
   { name: 'a Unix time', request: () => ({ method: 'GET', url: '/v2/products?created_at[gt]=1700000000' }), status: 400, code: 'INVALID_QUERY' },
 
   // Cursors (13.6).
   { name: 'a users cursor on products', request: (f) => ({ method: 'GET', url: `/v2/products?cursor=${encodeURIComponent(f.usersCursor)}` }), status: 400, code: 'INVALID_QUERY' },
-  { name: 'a cursor of one order’s items on another order', request: (f) => ({ method: 'GET', url: `/v2/orders/${f.orderB}/order-items?cursor=${encodeURIComponent(f.itemsCursorA)}` }), status: 400, code: 'INVALID_QUERY' },
-  { name: 'the same cursor where it belongs', request: (f) => ({ method: 'GET', url: `/v2/orders/${f.orderA}/order-items?cursor=${encodeURIComponent(f.itemsCursorA)}` }), status: 200 },
-  { name: 'a page token with another sort', request: (f) => ({ method: 'GET', url: `/v2/products?sort=-name&page_token=${encodeURIComponent(f.nameSortToken)}` }), status: 400, code: 'INVALID_QUERY' },
+  {
+    name: 'a cursor of one order’s items on another order',
+    request: (f) => ({ method: 'GET', url: `/v2/orders/${f.orderB}/order-items?cursor=${encodeURIComponent(f.itemsCursorA)}` }),
+    status: 400,
+    code: 'INVALID_QUERY',
+  },
+  {
+    name: 'the same cursor where it belongs',
+    request: (f) => ({ method: 'GET', url: `/v2/orders/${f.orderA}/order-items?cursor=${encodeURIComponent(f.itemsCursorA)}` }),
+    status: 200,
+  },
+  {
+    name: 'a page token with another sort',
+    request: (f) => ({ method: 'GET', url: `/v2/products?sort=-name&page_token=${encodeURIComponent(f.nameSortToken)}` }),
+    status: 400,
+    code: 'INVALID_QUERY',
+  },
   { name: 'a forged cursor', request: () => ({ method: 'GET', url: '/v2/products?cursor=eyJ2IjoxfQ.AAAAAAAAAAAAAAAAAAAAAA' }), status: 400, code: 'INVALID_QUERY' },
 
   // Charsets and encodings (13.7).
-  { name: 'charset=utf-16', request: () => ({ method: 'POST', url: '/v2/products', headers: { 'content-type': 'application/json; charset=utf-16' }, body: JSON.stringify(product({})) }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-  { name: 'charset=iso-8859-1', request: () => ({ method: 'POST', url: '/v2/products', headers: { 'content-type': 'application/json; charset=iso-8859-1' }, body: JSON.stringify(product({})) }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-  { name: 'charset="UTF-8"', request: () => ({ method: 'POST', url: '/v2/products', headers: { 'content-type': 'application/json; charset="UTF-8"' }, body: JSON.stringify(product({ name: 'Quoted charset' })) }), status: 201, stored: readBack('name'), expect: 'Quoted charset' },
-  { name: 'a gzip body', request: () => ({ method: 'POST', url: '/v2/products', headers: { ...json, 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(product({}))) }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', check: (res) => assert.equal(res.headers['accept-encoding'], 'identity') },
-  { name: 'Content-Encoding: gzip on a plain body', request: () => ({ method: 'POST', url: '/v2/products', headers: { ...json, 'content-encoding': 'gzip' }, body: JSON.stringify(product({})) }), status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
-  { name: 'Content-Encoding: identity', request: () => ({ method: 'POST', url: '/v2/products', headers: { ...json, 'content-encoding': 'identity' }, body: JSON.stringify(product({ name: 'Identity' })) }), status: 201, stored: readBack('name'), expect: 'Identity' },
-  { name: 'invalid UTF-8 in a JSON string', request: () => ({ method: 'POST', url: '/v2/products', headers: json, body: Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('","price":{"amount":1,"currency":"EUR"}}')]) }), status: 400, code: 'INVALID_JSON' },
-  { name: 'an overlong UTF-8 encoding', request: () => ({ method: 'POST', url: '/v2/products', headers: json, body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('","price":{"amount":1,"currency":"EUR"}}')]) }), status: 400, code: 'INVALID_JSON' },
-  { name: 'invalid UTF-8 percent-encoding in a form', request: () => ({ method: 'POST', url: '/v2/sessions', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=%FF%40example.com&password=whatever' }), status: 400, code: 'BAD_REQUEST' },
+  {
+    name: 'charset=utf-16',
+    request: () => ({ method: 'POST', url: '/v2/products', headers: { 'content-type': 'application/json; charset=utf-16' }, body: JSON.stringify(product({})) }),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'charset=iso-8859-1',
+    request: () => ({ method: 'POST', url: '/v2/products', headers: { 'content-type': 'application/json; charset=iso-8859-1' }, body: JSON.stringify(product({})) }),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'charset="UTF-8"',
+    request: () => ({
+      method: 'POST',
+      url: '/v2/products',
+      headers: { 'content-type': 'application/json; charset="UTF-8"' },
+      body: JSON.stringify(product({ name: 'Quoted charset' })),
+    }),
+    status: 201,
+    stored: readBack('name'),
+    expect: 'Quoted charset',
+  },
+  {
+    name: 'a gzip body',
+    request: () => ({ method: 'POST', url: '/v2/products', headers: { ...json, 'content-encoding': 'gzip' }, body: gzipSync(JSON.stringify(product({}))) }),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    check: (res) => assert.equal(res.headers['accept-encoding'], 'identity'),
+  },
+  {
+    name: 'Content-Encoding: gzip on a plain body',
+    request: () => ({ method: 'POST', url: '/v2/products', headers: { ...json, 'content-encoding': 'gzip' }, body: JSON.stringify(product({})) }),
+    status: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+  },
+  {
+    name: 'Content-Encoding: identity',
+    request: () => ({ method: 'POST', url: '/v2/products', headers: { ...json, 'content-encoding': 'identity' }, body: JSON.stringify(product({ name: 'Identity' })) }),
+    status: 201,
+    stored: readBack('name'),
+    expect: 'Identity',
+  },
+  {
+    name: 'invalid UTF-8 in a JSON string',
+    request: () => ({
+      method: 'POST',
+      url: '/v2/products',
+      headers: json,
+      body: Buffer.concat([Buffer.from('{"name":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('","price":{"amount":1,"currency":"EUR"}}')]),
+    }),
+    status: 400,
+    code: 'INVALID_JSON',
+  },
+  {
+    name: 'an overlong UTF-8 encoding',
+    request: () => ({
+      method: 'POST',
+      url: '/v2/products',
+      headers: json,
+      body: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('","price":{"amount":1,"currency":"EUR"}}')]),
+    }),
+    status: 400,
+    code: 'INVALID_JSON',
+  },
+  {
+    name: 'invalid UTF-8 percent-encoding in a form',
+    request: () => ({ method: 'POST', url: '/v2/sessions', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=%FF%40example.com&password=whatever' }),
+    status: 400,
+    code: 'BAD_REQUEST',
+  },
 
   // Bounded errors (13.8).
   {
@@ -181,7 +343,10 @@ for (const mode of MODES) {
       const cheap = (await createProduct(f.server, { price: { amount: 1, currency: 'EUR' }, status: 'active' })).id;
       const order = (await f.server.request('POST', '/v2/orders', { body: {} })).body.id;
       assert.equal((await f.server.request('POST', `/v2/orders/${order}/order-items`, { body: { product_id: dear, quantity: 1 } })).status, 201);
-      for (const body of [{ product_id: cheap, quantity: 1 }, { product_id: dear, quantity: 1000 }]) {
+      for (const body of [
+        { product_id: cheap, quantity: 1 },
+        { product_id: dear, quantity: 1000 },
+      ]) {
         const res = await f.server.request('POST', `/v2/orders/${order}/order-items`, { body });
         assert.equal(res.status, 422, res.text);
         assert.equal(res.body.error.code, 'VALIDATION_ERROR');

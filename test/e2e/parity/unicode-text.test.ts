@@ -18,11 +18,12 @@ interface Base {
 }
 
 /** Text the stores must keep exactly: any code point but U+0000, astral planes included (no lone surrogates: fast-check's `binary` unit never makes them). */
-const text = (maxLength: number): fc.Arbitrary<string> =>
-  fc.string({ unit: 'binary', minLength: 1, maxLength: Math.min(maxLength, 40) }).filter((s) => !s.includes('\u0000'));
+const text = (maxLength: number): fc.Arbitrary<string> => fc.string({ unit: 'binary', minLength: 1, maxLength: Math.min(maxLength, 40) }).filter((s) => !s.includes('\u0000'));
 
 /** Breaks well-formed text: U+0000, a high surrogate alone, or a low surrogate alone, somewhere in it. */
-const illFormed = fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom('\u0000', '\ud83d', '\ude00', '\udc00\ud800'), fc.string({ maxLength: 10 })).map(([a, bad, b]) => `${a}${bad}${b}`);
+const illFormed = fc
+  .tuple(fc.string({ maxLength: 10 }), fc.constantFrom('\u0000', '\ud83d', '\ude00', '\udc00\ud800'), fc.string({ maxLength: 10 }))
+  .map(([a, bad, b]) => `${a}${bad}${b}`);
 
 for (const mode of MODES) {
   describe(`text fields on ${mode.endsWith('postgres') ? 'PostgreSQL' : 'SQLite'}`, () => {
@@ -93,7 +94,10 @@ for (const mode of MODES) {
           assert.equal(res.status, 422, `${f.resource}.${f.field}: ${res.text}`);
           assert.equal(res.body.error.code, 'VALIDATION_ERROR');
           const named = f.list ? `${f.field}.1` : f.field;
-          assert.ok(res.body.error.details.some((d: Json) => d.field === named), `${named} in ${JSON.stringify(res.body.error.details)}`);
+          assert.ok(
+            res.body.error.details.some((d: Json) => d.field === named),
+            `${named} in ${JSON.stringify(res.body.error.details)}`,
+          );
         }),
         { numRuns: 40, seed: 13_2 },
       );

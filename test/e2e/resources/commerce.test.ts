@@ -213,7 +213,10 @@ for (const mode of MODES) {
       assert.equal(res.body.body, null);
       const list = await server.request('GET', `/v2/reviews?item_id=${mug.id}`, { key: other.key });
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.data.map((r: { id: string }) => r.id), [res.body.id]);
+      assert.deepEqual(
+        list.body.data.map((r: { id: string }) => r.id),
+        [res.body.id],
+      );
       const none = await server.request('GET', `/v2/reviews?item_id=${kettle.id}`, { key: cust.key });
       assert.deepEqual(none.body.data, []);
     });
@@ -223,7 +226,11 @@ for (const mode of MODES) {
       assert.ok(detailFields(e).includes('rating'), JSON.stringify(e.details));
       e = expectError(await server.request('POST', '/v2/reviews', { key: cust.key, body: { item_id: mug.id, rating: 0, title: 'Too bad' } }), 422, 'VALIDATION_ERROR');
       assert.ok(detailFields(e).includes('rating'), JSON.stringify(e.details));
-      e = expectError(await server.request('POST', '/v2/reviews', { key: cust.key, body: { item_id: mug.id, rating: 3, title: 'Spoof', user_id: other.userId } }), 422, 'VALIDATION_ERROR');
+      e = expectError(
+        await server.request('POST', '/v2/reviews', { key: cust.key, body: { item_id: mug.id, rating: 3, title: 'Spoof', user_id: other.userId } }),
+        422,
+        'VALIDATION_ERROR',
+      );
       assert.ok(detailFields(e).includes('user_id'), JSON.stringify(e.details));
     });
 

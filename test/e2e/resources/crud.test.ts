@@ -67,7 +67,10 @@ for (const mode of MODES) {
       const p = await createProduct(server);
       const res = await server.request('PUT', `/v2/products/${p.id}`, { body: { name: 'No price' } });
       const e = expectError(res, 422, 'VALIDATION_ERROR');
-      assert.ok((e.details ?? []).some((d) => d.field === 'price'), JSON.stringify(e.details));
+      assert.ok(
+        (e.details ?? []).some((d) => d.field === 'price'),
+        JSON.stringify(e.details),
+      );
     });
 
     it('PATCH (application/json) merges: only supplied fields change', async () => {
@@ -101,7 +104,10 @@ for (const mode of MODES) {
       const p = await createProduct(server);
       const res = await server.request('PATCH', `/v2/products/${p.id}`, { body: { name: null } });
       const e = expectError(res, 422, 'VALIDATION_ERROR');
-      assert.ok((e.details ?? []).some((d) => d.field === 'name'), JSON.stringify(e.details));
+      assert.ok(
+        (e.details ?? []).some((d) => d.field === 'name'),
+        JSON.stringify(e.details),
+      );
     });
 
     it('PATCH on an unknown id: 404 NOT_FOUND', async () => {

@@ -103,7 +103,10 @@ for (const mode of MODES) {
     it('a wrongly typed field: 422 VALIDATION_ERROR naming it', async () => {
       const res = await server.request('POST', '/v2/products', { body: { name: 'x', price: { amount: 'ten', currency: 'EUR' } } });
       const e = expectError(res, 422, 'VALIDATION_ERROR');
-      assert.ok(detailFields(e).some((f) => f === 'price' || f === 'price.amount'), JSON.stringify(e.details));
+      assert.ok(
+        detailFields(e).some((f) => f === 'price' || f === 'price.amount'),
+        JSON.stringify(e.details),
+      );
     });
 
     it('a duplicate user email: 409 CONFLICT with details field email', async () => {

@@ -22,7 +22,11 @@ export function detailFields(e: { details?: Array<{ field: string }> }): string[
 /** An Allow header as a sorted list of methods. */
 export function allowSet(value: string | undefined): string[] {
   assert.ok(value, 'Allow header missing');
-  return value.split(',').map((m) => m.trim()).filter(Boolean).sort();
+  return value
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 /** The link with a given rel from a representation's `links`, or undefined. */

@@ -34,7 +34,10 @@ for (const mode of MODES) {
           assert.ok(link && /rel="next"/.test(link), `Link header with rel="next" expected, got ${link}`);
           const m = /<([^>]+)>;\s*rel="next"/.exec(link!);
           assert.ok(m, `cannot parse Link ${link}`);
-          assert.ok(m[1]!.includes(`cursor=${encodeURIComponent(pagination.next_cursor)}`) || m[1]!.includes(`cursor=${pagination.next_cursor}`), `Link next ${m[1]} lacks the cursor`);
+          assert.ok(
+            m[1]!.includes(`cursor=${encodeURIComponent(pagination.next_cursor)}`) || m[1]!.includes(`cursor=${pagination.next_cursor}`),
+            `Link next ${m[1]} lacks the cursor`,
+          );
           const next = res.body.links.find((l: { rel: string }) => l.rel === 'next');
           assert.ok(next, 'links.next expected');
           url = `/v2/products?limit=10&cursor=${encodeURIComponent(pagination.next_cursor)}`;

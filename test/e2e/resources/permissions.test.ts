@@ -50,7 +50,10 @@ for (const mode of MODES) {
       const p = await createProduct(server);
       const got = await server.request('GET', `/v2/products/${p.id}`, { key: alice.key });
       assert.equal(got.status, 200);
-      assert.deepEqual(got.body.links.map((l: { rel: string }) => l.rel), ['self']);
+      assert.deepEqual(
+        got.body.links.map((l: { rel: string }) => l.rel),
+        ['self'],
+      );
       expectError(await server.request('PATCH', `/v2/products/${p.id}`, { key: alice.key, body: { name: 'y' } }), 403, 'FORBIDDEN');
       expectError(await server.request('DELETE', `/v2/products/${p.id}`, { key: alice.key }), 403, 'FORBIDDEN');
     });
@@ -61,7 +64,10 @@ for (const mode of MODES) {
       const rels = (r: { body: { links: Array<{ rel: string }> } }) => r.body.links.map((l) => l.rel);
       assert.ok(rels(admin).includes('self') && rels(admin).includes('create'), JSON.stringify(admin.body.links));
       assert.ok(rels(cust).includes('self') && !rels(cust).includes('create'), JSON.stringify(cust.body.links));
-      assert.deepEqual(admin.body.links.find((l: { rel: string }) => l.rel === 'create'), { rel: 'create', href: '/v2/products', method: 'POST' });
+      assert.deepEqual(
+        admin.body.links.find((l: { rel: string }) => l.rel === 'create'),
+        { rel: 'create', href: '/v2/products', method: 'POST' },
+      );
     });
 
     it("a customer cannot read another customer's order: 404 NOT_FOUND", async () => {
@@ -74,7 +80,10 @@ for (const mode of MODES) {
     it('GET /v2/orders shows a customer only its own orders', async () => {
       const res = await server.request('GET', '/v2/orders', { key: alice.key });
       assert.equal(res.status, 200);
-      assert.deepEqual(res.body.data.map((o: { id: string }) => o.id), [aliceOrder]);
+      assert.deepEqual(
+        res.body.data.map((o: { id: string }) => o.id),
+        [aliceOrder],
+      );
       const admin = await server.request('GET', '/v2/orders');
       const ids = admin.body.data.map((o: { id: string }) => o.id);
       assert.ok(ids.includes(aliceOrder) && ids.includes(bobOrder));
@@ -86,7 +95,10 @@ for (const mode of MODES) {
     it('GET /v2/users/{own id}/orders: own orders; another user id: 404 NOT_FOUND', async () => {
       const own = await server.request('GET', `/v2/users/${alice.userId}/orders`, { key: alice.key });
       assert.equal(own.status, 200);
-      assert.deepEqual(own.body.data.map((o: { id: string }) => o.id), [aliceOrder]);
+      assert.deepEqual(
+        own.body.data.map((o: { id: string }) => o.id),
+        [aliceOrder],
+      );
       expectError(await server.request('GET', `/v2/users/${bob.userId}/orders`, { key: alice.key }), 404, 'NOT_FOUND');
     });
 
@@ -95,7 +107,10 @@ for (const mode of MODES) {
       assert.ok([403, 404, 422].includes(res.status), `got ${res.status} ${res.text}`);
       expectAnyRejection(res);
       const bobs = await server.request('GET', `/v2/users/${bob.userId}/orders`);
-      assert.deepEqual(bobs.body.data.map((o: { id: string }) => o.id), [bobOrder]);
+      assert.deepEqual(
+        bobs.body.data.map((o: { id: string }) => o.id),
+        [bobOrder],
+      );
     });
 
     it('a customer reads and PATCHes its own full_name', async () => {
@@ -124,11 +139,15 @@ for (const mode of MODES) {
       assert.ok(detailFields(expectError(admin, 422, 'VALIDATION_ERROR')).includes('password'));
     });
 
-    it("a customer cannot read or list other users: 404 / only itself", async () => {
+    it('a customer cannot read or list other users: 404 / only itself', async () => {
       expectError(await server.request('GET', `/v2/users/${bob.userId}`, { key: alice.key }), 404, 'NOT_FOUND');
       expectError(await server.request('PATCH', `/v2/users/${bob.userId}`, { key: alice.key, body: { full_name: 'hacked' } }), 404, 'NOT_FOUND');
       const list = await server.request('GET', '/v2/users', { key: alice.key });
-      if (list.status === 200) assert.deepEqual(list.body.data.map((u: { id: string }) => u.id), [alice.userId]);
+      if (list.status === 200)
+        assert.deepEqual(
+          list.body.data.map((u: { id: string }) => u.id),
+          [alice.userId],
+        );
       else expectError(list, 403, 'FORBIDDEN');
     });
 

@@ -62,7 +62,11 @@ for (const mode of MODES) {
         ['429', await server.request('GET', '/nowhere', { key: null })],
       ];
       for (const [label, res] of answers) assert.equal(res.headers['x-content-type-options'], 'nosniff', `${label}: ${res.status}`);
-      assert.deepEqual(answers.map(([label, res]) => [label, res.status]).filter(([label, status]) => !String(label).startsWith(String(status))), [], 'each answer is the status its label names');
+      assert.deepEqual(
+        answers.map(([label, res]) => [label, res.status]).filter(([label, status]) => !String(label).startsWith(String(status))),
+        [],
+        'each answer is the status its label names',
+      );
       if (mode.startsWith('listen')) assert.ok(server.app.fastReads.served > fastBefore, 'the lean read path answered some of them');
       // No Strict-Transport-Security in development over plain HTTP.
       for (const [, res] of answers) assert.equal(res.headers['strict-transport-security'], undefined);
@@ -159,11 +163,19 @@ for (const mode of ['inject', 'listen'] as const) {
       const body = JSON.stringify({ ...PRODUCT, name });
       let res: { status: number; text: string };
       if (mode === 'inject') {
-        const answer = await server.app.inject({ method: 'POST', url: '/v2/products', headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'idempotency-key': ['one', 'two'] }, payload: body });
+        const answer = await server.app.inject({
+          method: 'POST',
+          url: '/v2/products',
+          headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json', 'idempotency-key': ['one', 'two'] },
+          payload: body,
+        });
         res = { status: answer.statusCode, text: answer.body };
       } else {
         const port = Number(new URL(server.baseUrl!).port);
-        const head = await raw(port, `POST /v2/products HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ADMIN_KEY}\r\nContent-Type: application/json\r\nIdempotency-Key: one\r\nidempotency-key: two\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        const head = await raw(
+          port,
+          `POST /v2/products HTTP/1.1\r\nHost: x\r\nX-API-Key: ${ADMIN_KEY}\r\nContent-Type: application/json\r\nIdempotency-Key: one\r\nidempotency-key: two\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
         res = { status: Number(head.slice(9, 12)), text: head.slice(head.indexOf('\r\n\r\n') + 4) };
       }
       assert.equal(res.status, 400, res.text);
@@ -175,7 +187,10 @@ for (const mode of ['inject', 'listen'] as const) {
       // One header with that joined value is an ordinary key.
       const joined = await server.request('POST', '/v2/products', { headers: { 'idempotency-key': 'one, two' }, body: { ...PRODUCT, name } });
       assert.equal(joined.status, 201);
-      assert.equal(errorShape(await server.request('POST', '/v2/products', { headers: { 'idempotency-key': 'one, two' }, body: { ...PRODUCT, name: 'other' } })).code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(
+        errorShape(await server.request('POST', '/v2/products', { headers: { 'idempotency-key': 'one, two' }, body: { ...PRODUCT, name: 'other' } })).code,
+        'IDEMPOTENCY_KEY_REUSED',
+      );
     });
   });
 }

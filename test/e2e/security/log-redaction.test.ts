@@ -20,7 +20,10 @@ describe('loggableUrl', () => {
     ['/v2/products', '/v2/products'],
     ['/v2/products?limit=5&sort=-name', '/v2/products?limit=5&sort=-name'],
     ['/v2/products?api_key=abc&limit=5', '/v2/products?api_key=[REDACTED]&limit=5'],
-    ['/x?key=a&access_token=b&token=c&password=d&client_secret=e&csrf_token=f', '/x?key=[REDACTED]&access_token=[REDACTED]&token=[REDACTED]&password=[REDACTED]&client_secret=[REDACTED]&csrf_token=[REDACTED]'],
+    [
+      '/x?key=a&access_token=b&token=c&password=d&client_secret=e&csrf_token=f',
+      '/x?key=[REDACTED]&access_token=[REDACTED]&token=[REDACTED]&password=[REDACTED]&client_secret=[REDACTED]&csrf_token=[REDACTED]',
+    ],
     ['/x?API_KEY=a&New_Password=b&webhook%5Fsecret=c', '/x?API_KEY=[REDACTED]&New_Password=[REDACTED]&webhook%5Fsecret=[REDACTED]'],
     ['/x?flag&key', '/x?flag&key'],
     ['/x?%E0%A4%A=1&key=2', '/x?%E0%A4%A=1&key=[REDACTED]'],
@@ -32,7 +35,12 @@ describe('credential headers in any logged object', () => {
   it('are written as [REDACTED] at every level', () => {
     const out = capture();
     const log = createLogger('trace', true, out);
-    log.debug({ headers: { authorization: `Bearer ${SECRETS[1]}`, 'x-api-key': SECRETS[0], cookie: `canon_session=${SECRETS[2]}`, 'x-csrf-token': SECRETS[4], accept: 'application/json' } }, 'headers');
+    log.debug(
+      {
+        headers: { authorization: `Bearer ${SECRETS[1]}`, 'x-api-key': SECRETS[0], cookie: `canon_session=${SECRETS[2]}`, 'x-csrf-token': SECRETS[4], accept: 'application/json' },
+      },
+      'headers',
+    );
     log.trace({ req: { headers: { authorization: `Basic ${SECRETS[3]}`, 'set-cookie': SECRETS[5] } } }, 'nested');
     log.info({ request: { raw: { headers: { 'proxy-authorization': SECRETS[6] } } } }, 'deeper');
     const text = out.lines.join('');
@@ -47,7 +55,11 @@ const exploding = defineResource({
   singular: 'explosion',
   fields: { label: f.string({ required: true }) },
   permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
-  hooks: { beforeCreate() { throw new Error('boom'); } },
+  hooks: {
+    beforeCreate() {
+      throw new Error('boom');
+    },
+  },
 });
 
 for (const mode of MODES.filter((m) => !m.endsWith('postgres'))) {
@@ -55,7 +67,10 @@ for (const mode of MODES.filter((m) => !m.endsWith('postgres'))) {
     let server: TestServer;
     const out = capture();
     before(async () => {
-      server = await startServer(mode, { accessLog: true, logLevel: 'info' }, defineApp({ ...commerce, resources: [...commerce.resources, exploding] }), undefined, { logger: true, logDestination: out });
+      server = await startServer(mode, { accessLog: true, logLevel: 'info' }, defineApp({ ...commerce, resources: [...commerce.resources, exploding] }), undefined, {
+        logger: true,
+        logDestination: out,
+      });
     });
     after(async () => server.close());
 
@@ -68,7 +83,10 @@ for (const mode of MODES.filter((m) => !m.endsWith('postgres'))) {
       for (const s of SECRETS) assert.ok(!text.includes(s), `${s} was logged`);
       const access = out.lines.map((l) => JSON.parse(l) as { msg: string; url?: string; status?: number }).filter((l) => l.msg === 'request');
       assert.equal(access.length, 3);
-      assert.ok(access.every((l) => l.url!.includes('api_key=[REDACTED]') && l.url!.endsWith('&limit=1')), 'names and other parameters stay');
+      assert.ok(
+        access.every((l) => l.url!.includes('api_key=[REDACTED]') && l.url!.endsWith('&limit=1')),
+        'names and other parameters stay',
+      );
       const failure = out.lines.map((l) => JSON.parse(l) as { msg: string; url?: string }).find((l) => l.msg === 'unhandled error');
       assert.ok(failure?.url?.startsWith('/v2/explosions?api_key=[REDACTED]'));
     });

@@ -47,10 +47,20 @@ for (const mode of MODES) {
 
     const form = `email=${encodeURIComponent('EMAIL')}&password=${encodeURIComponent(PASSWORD)}`;
     const login = (headers: Record<string, string>, key: string | null = null, body?: string) =>
-      server.request('POST', '/v2/sessions', { key, headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: body ?? form.replace('EMAIL', encodeURIComponent(email)) });
+      server.request('POST', '/v2/sessions', {
+        key,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: body ?? form.replace('EMAIL', encodeURIComponent(email)),
+      });
 
     it('a form posted from another site’s page is 403 CROSS_SITE_REQUEST and sets no cookie', async () => {
-      for (const headers of <Array<Record<string, string>>>[{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { referer: 'https://evil.example/login.html' }]) {
+      for (const headers of <Array<Record<string, string>>>[
+        { origin: 'https://evil.example' },
+        { origin: 'null' },
+        { 'sec-fetch-site': 'cross-site' },
+        { 'sec-fetch-site': 'same-site' },
+        { referer: 'https://evil.example/login.html' },
+      ]) {
         const res = await login(headers);
         assert.equal(res.status, 403, JSON.stringify(headers));
         assert.equal(errorShape(res).code, 'CROSS_SITE_REQUEST');
@@ -64,7 +74,13 @@ for (const mode of MODES) {
     });
 
     it('from the server’s own origin, a trusted origin, a same-origin fetch, or no browser at all: 201', async () => {
-      for (const headers of <Array<Record<string, string>>>[{ origin: own }, { origin: 'https://app.example.com' }, { 'sec-fetch-site': 'same-origin' }, { referer: `${own}/login` }, {}]) {
+      for (const headers of <Array<Record<string, string>>>[
+        { origin: own },
+        { origin: 'https://app.example.com' },
+        { 'sec-fetch-site': 'same-origin' },
+        { referer: `${own}/login` },
+        {},
+      ]) {
         const res = await login(headers);
         assert.equal(res.status, 201, `${JSON.stringify(headers)}: ${res.text}`);
         assert.ok(res.setCookies.some((c) => c.startsWith('canon_session=')));
@@ -72,7 +88,10 @@ for (const mode of MODES) {
     });
 
     it('a login carrying an API key or a bearer token creates no session: 400', async () => {
-      for (const [key, headers] of [[ADMIN_KEY, {}], [null, { authorization: 'Bearer abc.def.ghi' }]] as const) {
+      for (const [key, headers] of [
+        [ADMIN_KEY, {}],
+        [null, { authorization: 'Bearer abc.def.ghi' }],
+      ] as const) {
         const res = await login(headers, key);
         assert.equal(res.status, 400);
         assert.equal(errorShape(res).code, 'BAD_REQUEST');

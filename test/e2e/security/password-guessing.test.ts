@@ -13,7 +13,12 @@ for (const mode of MODES) {
     before(async () => {
       server = await startServer(mode, {
         trustProxy: true,
-        rateLimits: { ...GENEROUS_LIMITS, loginPerAccount: { limit: 3, periodSeconds: 600 }, loginPerDevice: { limit: 3, periodSeconds: 600 }, loginPerIp: { limit: 6, periodSeconds: 600 } },
+        rateLimits: {
+          ...GENEROUS_LIMITS,
+          loginPerAccount: { limit: 3, periodSeconds: 600 },
+          loginPerDevice: { limit: 3, periodSeconds: 600 },
+          loginPerIp: { limit: 6, periodSeconds: 600 },
+        },
       });
     });
     after(async () => server.close());
@@ -23,7 +28,12 @@ for (const mode of MODES) {
     it('PUT /v2/users/{id}/password: a stolen key gets the login’s budget, then 429 even for the right password', async () => {
       const email = `victim-${randomUUID()}@example.com`;
       const victim = await createCustomer(server, email);
-      const change = (current: string) => server.request('PUT', `/v2/users/${victim.userId}/password`, { key: victim.key, headers: from('198.51.100.1'), body: { current_password: current, new_password: 'a brand new password' } });
+      const change = (current: string) =>
+        server.request('PUT', `/v2/users/${victim.userId}/password`, {
+          key: victim.key,
+          headers: from('198.51.100.1'),
+          body: { current_password: current, new_password: 'a brand new password' },
+        });
       for (let i = 0; i < 3; i++) {
         const wrong = await change(`guess ${i}`);
         assert.equal(wrong.status, 422);
@@ -47,10 +57,22 @@ for (const mode of MODES) {
       const statuses: number[] = [];
       for (const u of users) {
         for (let i = 0; i < 2; i++) {
-          statuses.push((await server.request('PUT', `/v2/users/${u.userId}/password`, { key: u.key, headers: from(ip), body: { current_password: `wrong ${i}`, new_password: 'a brand new password' } })).status);
+          statuses.push(
+            (
+              await server.request('PUT', `/v2/users/${u.userId}/password`, {
+                key: u.key,
+                headers: from(ip),
+                body: { current_password: `wrong ${i}`, new_password: 'a brand new password' },
+              })
+            ).status,
+          );
         }
       }
-      const last = await server.request('PUT', `/v2/users/${users[0]!.userId}/password`, { key: users[0]!.key, headers: from(ip), body: { current_password: PASSWORD, new_password: 'a brand new password' } });
+      const last = await server.request('PUT', `/v2/users/${users[0]!.userId}/password`, {
+        key: users[0]!.key,
+        headers: from(ip),
+        body: { current_password: PASSWORD, new_password: 'a brand new password' },
+      });
       assert.deepEqual(statuses, [422, 422, 422, 422, 422, 422]);
       assert.equal(last.status, 429, 'the address used its 6 checks');
     });
@@ -125,7 +147,10 @@ describe('scrypt runs through a bounded queue', () => {
     assert.equal(floodDone, false, 'answered while the flood was still in the queue');
     const results = await flood;
     const statuses = results.map((r) => r.status).sort();
-    assert.ok(statuses.every((s) => s === 201 || s === 503), statuses.join(','));
+    assert.ok(
+      statuses.every((s) => s === 201 || s === 503),
+      statuses.join(','),
+    );
     assert.ok(statuses.includes(201));
     const refused = results.filter((r) => r.status === 503);
     assert.ok(refused.length >= 1, `some were refused: ${statuses.join(',')}`);

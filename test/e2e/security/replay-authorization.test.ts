@@ -44,7 +44,9 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
 
     before(async () => {
       server = await startServer(mode);
-      const user = await server.request('POST', '/v2/users', { body: { email: `admin-${randomUUID()}@example.com`, full_name: 'Admin', password: 'long enough password', role: 'admin' } });
+      const user = await server.request('POST', '/v2/users', {
+        body: { email: `admin-${randomUUID()}@example.com`, full_name: 'Admin', password: 'long enough password', role: 'admin' },
+      });
       userId = user.body.id;
       // K1 and K2 act for the same admin user, so they share an idempotency scope; K2 may only read products.
       const k1 = await server.request('POST', '/v2/api-keys', { body: { name: 'K1', user_id: userId } });
@@ -57,7 +59,10 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       narrowToken = bearer(await token(server, client.body, 'products:read'));
       productId = (await createProduct(server)).id;
 
-      fixtures.set('/v2/users', async () => ({ path: '/v2/users', body: { email: `u-${randomUUID()}@example.com`, full_name: 'Minted', password: 'long enough password', role: 'admin' } }));
+      fixtures.set('/v2/users', async () => ({
+        path: '/v2/users',
+        body: { email: `u-${randomUUID()}@example.com`, full_name: 'Minted', password: 'long enough password', role: 'admin' },
+      }));
       fixtures.set('/v2/products', async () => ({ path: '/v2/products', body: { name: 'Minted', price: { amount: 100, currency: 'EUR' } } }));
       fixtures.set('/v2/orders', async () => ({ path: '/v2/orders', body: { user_id: userId } }));
       fixtures.set('/v2/users/:id/orders', async () => ({ path: `/v2/users/${userId}/orders`, body: {} }));
@@ -94,7 +99,10 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       assert.equal(again.body.key, created.body.key);
     });
 
-    for (const [label, pair] of [['API keys', (): [As, As] => [full, narrow]], ['OAuth tokens', (): [As, As] => [fullToken, narrowToken]]] as const) {
+    for (const [label, pair] of [
+      ['API keys', (): [As, As] => [full, narrow]],
+      ['OAuth tokens', (): [As, As] => [fullToken, narrowToken]],
+    ] as const) {
       it(`with ${label}: on every POST route and action, the narrowed credential gets 403 before and after the key was used`, async () => {
         const [wide, narrowed] = pair();
         for (const [template, make] of fixtures) {
@@ -122,7 +130,9 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
     }
 
     it('a user demoted after the first request gets 403 on the replay, not the stored 201', async () => {
-      const user = await server.request('POST', '/v2/users', { body: { email: `demoted-${randomUUID()}@example.com`, full_name: 'Soon customer', password: 'long enough password', role: 'admin' } });
+      const user = await server.request('POST', '/v2/users', {
+        body: { email: `demoted-${randomUUID()}@example.com`, full_name: 'Soon customer', password: 'long enough password', role: 'admin' },
+      });
       const key = (await server.request('POST', '/v2/api-keys', { body: { name: 'demoted', user_id: user.body.id } })).body.key as string;
       const body = { name: 'admin minted', user_id: user.body.id };
       const first = await post(apiKey(key), '/v2/api-keys', body, 'demote-1');
@@ -135,7 +145,9 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       assert.ok(!replay.text.includes(first.body.key));
       // The same holds for an action: a customer may not cancel someone else's order, replay or not.
       const order = await pendingOrder();
-      const admin = await server.request('POST', '/v2/users', { body: { email: `admin2-${randomUUID()}@example.com`, full_name: 'Admin two', password: 'long enough password', role: 'admin' } });
+      const admin = await server.request('POST', '/v2/users', {
+        body: { email: `admin2-${randomUUID()}@example.com`, full_name: 'Admin two', password: 'long enough password', role: 'admin' },
+      });
       const adminKey = (await server.request('POST', '/v2/api-keys', { body: { name: 'a2', user_id: admin.body.id } })).body.key as string;
       assert.equal((await post(apiKey(adminKey), `/v2/orders/${order}/cancel`, {}, 'cancel-1')).status, 200);
       await server.request('PATCH', `/v2/users/${admin.body.id}`, { body: { role: 'customer' } });

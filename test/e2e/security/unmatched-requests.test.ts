@@ -42,7 +42,12 @@ for (const mode of ['inject', 'listen'] as const) {
     });
 
     it('a write without credentials is 401 before its body is read', async () => {
-      for (const [method, path] of [['POST', '/v2/products'], ['PATCH', '/v2/products/0190a3c4-0000-7000-8000-000000000000'], ['PUT', '/v2/users/0190a3c4-0000-7000-8000-000000000000/password'], ['DELETE', '/v2/sessions/current']]) {
+      for (const [method, path] of [
+        ['POST', '/v2/products'],
+        ['PATCH', '/v2/products/0190a3c4-0000-7000-8000-000000000000'],
+        ['PUT', '/v2/users/0190a3c4-0000-7000-8000-000000000000/password'],
+        ['DELETE', '/v2/sessions/current'],
+      ]) {
         const res = await send(method!, path!);
         assert.equal(res.status, 401, `${method} ${path}`);
         assert.equal(errorShape(res).code, 'UNAUTHENTICATED');
@@ -66,11 +71,22 @@ describe('unmatched requests count against the per-IP limit', () => {
 
   it('404, 405 and OPTIONS take from the IP’s budget; the next one is 429 with Retry-After', async () => {
     const answers = [];
-    for (const [method, path] of [['POST', '/nowhere'], ['DELETE', '/v2/products'], ['OPTIONS', '/v2/products'], ['POST', '/nowhere']]) {
+    for (const [method, path] of [
+      ['POST', '/nowhere'],
+      ['DELETE', '/v2/products'],
+      ['OPTIONS', '/v2/products'],
+      ['POST', '/nowhere'],
+    ]) {
       answers.push(await server.request(method!, path!, { key: null, headers: { 'content-type': 'application/json' }, body: GARBAGE }));
     }
-    assert.deepEqual(answers.map((r) => r.status), [404, 405, 200, 429]);
-    assert.deepEqual(answers.slice(0, 3).map((r) => r.headers['x-ratelimit-remaining']), ['2', '1', '0']);
+    assert.deepEqual(
+      answers.map((r) => r.status),
+      [404, 405, 200, 429],
+    );
+    assert.deepEqual(
+      answers.slice(0, 3).map((r) => r.headers['x-ratelimit-remaining']),
+      ['2', '1', '0'],
+    );
     assert.equal(errorShape(answers[3]!).code, 'RATE_LIMITED');
     assert.ok(Number(answers[3]!.headers['retry-after']) > 0);
     // An authenticated request is counted against its principal, not the exhausted IP budget.
@@ -91,10 +107,13 @@ describe('a 1 MiB body to an unknown path', () => {
     const agent = new (await import('node:http')).Agent({ keepAlive: true, maxSockets: 1 });
     const send = (method: string, path: string, payload?: Buffer): Promise<{ status: number; reused: boolean }> =>
       new Promise((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port, method, path, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket }));
-        });
+        const req = httpRequest(
+          { host: '127.0.0.1', port, method, path, agent, headers: payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {} },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode!, reused: req.reusedSocket }));
+          },
+        );
         req.on('error', reject);
         req.end(payload);
       });

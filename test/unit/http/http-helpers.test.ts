@@ -17,7 +17,11 @@ describe('applyMergePatch (RFC 7396 appendix A examples)', () => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd'],
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -60,7 +64,11 @@ describe('conditional requests', () => {
 });
 
 describe('JSON body guard', () => {
-  const bad = (text: string) => assert.throws(() => parseJsonBody(text, 32), (e: unknown) => e instanceof AppError && e.code === 'INVALID_JSON');
+  const bad = (text: string) =>
+    assert.throws(
+      () => parseJsonBody(text, 32),
+      (e: unknown) => e instanceof AppError && e.code === 'INVALID_JSON',
+    );
   it('parses plain JSON', () => assert.deepEqual(parseJsonBody('{"a":[1,{"b":null}]}', 32), { a: [1, { b: null }] }));
   it('rejects empty, malformed and truncated bodies', () => {
     bad('');
@@ -87,9 +95,15 @@ describe('JSON body guard', () => {
 
 describe('Accept negotiation', () => {
   const cases: Array<[string | undefined, boolean]> = [
-    [undefined, true], ['*/*', true], ['application/json', true], ['application/*', true],
-    ['text/html, application/json;q=0.5', true], ['text/html', false], ['application/xml', false],
-    ['application/json;q=0', false], ['text/html,*/*;q=0.1', true],
+    [undefined, true],
+    ['*/*', true],
+    ['application/json', true],
+    ['application/*', true],
+    ['text/html, application/json;q=0.5', true],
+    ['text/html', false],
+    ['application/xml', false],
+    ['application/json;q=0', false],
+    ['text/html,*/*;q=0.1', true],
   ];
   for (const [accept, ok] of cases) it(`${accept ?? '(none)'} → ${ok}`, () => assert.equal(acceptsJson(accept), ok));
 });

@@ -7,7 +7,12 @@ import { defineApp, defineResource, f } from '../../../src/model/define.js';
 import { validateBody } from '../../../src/model/validate.js';
 
 const permissions = { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] };
-const people = defineResource({ name: 'people', singular: 'person', fields: { email: f.email({ required: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) }, permissions });
+const people = defineResource({
+  name: 'people',
+  singular: 'person',
+  fields: { email: f.email({ required: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) },
+  permissions,
+});
 
 function notesOf(fields: Parameters<typeof defineResource>[0]['fields']) {
   return compileModel(defineApp({ resources: [people, defineResource({ name: 'notes', singular: 'note', fields, permissions })], users: 'people' })).resources.get('notes')!;
@@ -19,7 +24,13 @@ describe('the validator cache', () => {
     const withBody = notesOf({ body: f.string({ required: true }) });
     assert.deepEqual(validateBody(withTitle, 'create', 'admin', { title: 'a' }), { title: 'a' });
     assert.deepEqual(validateBody(withBody, 'create', 'admin', { body: 'b' }), { body: 'b' });
-    assert.throws(() => validateBody(withBody, 'create', 'admin', { title: 'a' }), (e: unknown) => e instanceof AppError && e.code === 'VALIDATION_ERROR');
-    assert.throws(() => validateBody(withTitle, 'create', 'admin', { body: 'b' }), (e: unknown) => e instanceof AppError && e.code === 'VALIDATION_ERROR');
+    assert.throws(
+      () => validateBody(withBody, 'create', 'admin', { title: 'a' }),
+      (e: unknown) => e instanceof AppError && e.code === 'VALIDATION_ERROR',
+    );
+    assert.throws(
+      () => validateBody(withTitle, 'create', 'admin', { body: 'b' }),
+      (e: unknown) => e instanceof AppError && e.code === 'VALIDATION_ERROR',
+    );
   });
 });

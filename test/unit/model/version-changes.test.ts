@@ -8,7 +8,11 @@ import { translateDown, translatePathDown, translatePathUp, translateUp, type Ve
 
 const rename: VersionChange = { description: 'name is full_name', resource: 'people', fields: [{ rename: { from: 'name', to: 'full_name' } }] };
 const nest: VersionChange = { description: 'price is money', resource: 'items', fields: [{ nest: { into: 'price', parts: { amount: 'price_cents', currency: 'currency' } } }] };
-const computed: VersionChange = { description: 'label gone', resource: 'items', fields: [{ computed: { field: 'label', description: 'the title in capitals', down: (v) => String(v.title ?? '').toUpperCase() } }] };
+const computed: VersionChange = {
+  description: 'label gone',
+  resource: 'items',
+  fields: [{ computed: { field: 'label', description: 'the title in capitals', down: (v) => String(v.title ?? '').toUpperCase() } }],
+};
 
 describe('one change', () => {
   const cases: Array<[string, () => unknown, unknown]> = [
@@ -22,20 +26,37 @@ describe('one change', () => {
     ['nest: a null object shows null parts', () => viewDown(nest, { price: null }), { price_cents: null, currency: null }],
     ['computed: shown to old clients', () => viewDown(computed, { title: 'tea' }), { title: 'tea', label: 'TEA' }],
     ['computed: dropped when an old client sends it', () => bodyUp(computed, { title: 'tea', label: 'X' }), { title: 'tea' }],
-    ['paths up', () => [pathUp(rename, 'name'), pathUp(nest, 'price_cents'), pathUp(nest, 'currency'), pathUp(nest, 'title'), pathUp(computed, 'label')], ['full_name', 'price.amount', 'price.currency', 'title', undefined]],
-    ['paths down', () => [pathDown(rename, 'full_name'), pathDown(nest, 'price.amount'), pathDown(nest, 'price.currency'), pathDown(nest, 'price'), pathDown(nest, 'title')], ['name', 'price_cents', 'currency', 'price_cents', 'title']],
-    ['described in words', () => [...describeChange(rename), ...describeChange(nest), ...describeChange(computed)], [
-      'people: `name` is now `full_name`.',
-      'items: `price_cents` → `price.amount`, `currency` → `price.currency` (one object field `price`).',
-      'items: `label` is gone; older versions still show it (the title in capitals).',
-    ]],
+    [
+      'paths up',
+      () => [pathUp(rename, 'name'), pathUp(nest, 'price_cents'), pathUp(nest, 'currency'), pathUp(nest, 'title'), pathUp(computed, 'label')],
+      ['full_name', 'price.amount', 'price.currency', 'title', undefined],
+    ],
+    [
+      'paths down',
+      () => [pathDown(rename, 'full_name'), pathDown(nest, 'price.amount'), pathDown(nest, 'price.currency'), pathDown(nest, 'price'), pathDown(nest, 'title')],
+      ['name', 'price_cents', 'currency', 'price_cents', 'title'],
+    ],
+    [
+      'described in words',
+      () => [...describeChange(rename), ...describeChange(nest), ...describeChange(computed)],
+      [
+        'people: `name` is now `full_name`.',
+        'items: `price_cents` → `price.amount`, `currency` → `price.currency` (one object field `price`).',
+        'items: `label` is gone; older versions still show it (the title in capitals).',
+      ],
+    ],
   ];
   for (const [name, run, expected] of cases) it(name, () => assert.deepEqual(run(), expected));
 });
 
 describe('a chain of three versions owned by the app', () => {
   const permissions = { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] };
-  const people = defineResource({ name: 'people', singular: 'person', fields: { email: f.email({ required: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }), full_name: f.string() }, permissions });
+  const people = defineResource({
+    name: 'people',
+    singular: 'person',
+    fields: { email: f.email({ required: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }), full_name: f.string() },
+    permissions,
+  });
   const items = defineResource({ name: 'items', singular: 'item', fields: { title: f.string({ required: true }), price: f.money({ required: true }) }, permissions });
   const versions: VersionDef[] = [
     { name: 'v1', date: '2025-01-01', changes: [rename, computed] },
@@ -46,7 +67,10 @@ describe('a chain of three versions owned by the app', () => {
   const [v1, v2, v3] = ['v1', 'v2', 'v3'].map((n) => versionOf(model, n)!);
 
   it('compiles newest first, each version linked to the next', () => {
-    assert.deepEqual(model.versions.map((v) => v.name), ['v3', 'v2', 'v1']);
+    assert.deepEqual(
+      model.versions.map((v) => v.name),
+      ['v3', 'v2', 'v1'],
+    );
     assert.equal(v1!.newer, v2);
     assert.equal(v2!.newer, v3);
     assert.equal(v3!.newer, undefined);
@@ -77,10 +101,34 @@ describe('a chain of three versions owned by the app', () => {
 
   it('refuses chains that cannot be right', () => {
     const app = (vs: VersionDef[]) => () => compileModel(defineApp({ resources: [people, items], users: 'people', versions: vs }));
-    assert.throws(app([{ name: 'v1', date: '2025-01-01', changes: [{ description: 'x', resource: 'nope', fields: [] }] }, { name: 'v2', date: '2026-01-01' }]), /unknown resource nope/);
-    assert.throws(app([{ name: 'v1', date: '2025-01-01', changes: [{ description: 'x', resource: 'items', fields: [{ rename: { from: 'a', to: 'missing' } }] }] }, { name: 'v2', date: '2026-01-01' }]), /items\.missing is not a field/);
-    assert.throws(app([{ name: 'v1', date: '2026-01-01' }, { name: 'v2', date: '2025-01-01' }]), /must be older/);
+    assert.throws(
+      app([
+        { name: 'v1', date: '2025-01-01', changes: [{ description: 'x', resource: 'nope', fields: [] }] },
+        { name: 'v2', date: '2026-01-01' },
+      ]),
+      /unknown resource nope/,
+    );
+    assert.throws(
+      app([
+        { name: 'v1', date: '2025-01-01', changes: [{ description: 'x', resource: 'items', fields: [{ rename: { from: 'a', to: 'missing' } }] }] },
+        { name: 'v2', date: '2026-01-01' },
+      ]),
+      /items\.missing is not a field/,
+    );
+    assert.throws(
+      app([
+        { name: 'v1', date: '2026-01-01' },
+        { name: 'v2', date: '2025-01-01' },
+      ]),
+      /must be older/,
+    );
     assert.throws(app([{ name: 'v1', date: '2025-01-01', changes: [rename] }]), /is the newest/);
-    assert.throws(app([{ name: 'v1', date: '2025-01-01' }, { name: 'v1', date: '2026-01-01' }]), /defined twice/);
+    assert.throws(
+      app([
+        { name: 'v1', date: '2025-01-01' },
+        { name: 'v1', date: '2026-01-01' },
+      ]),
+      /defined twice/,
+    );
   });
 });

@@ -38,16 +38,53 @@ describe('parseListParams', () => {
     ['offset style, default limit', { offset: '0' }, (p) => assert.deepEqual(p.page, { style: 'offset', limit: 20, offset: 0 })],
     ['page style', { page: '3', per_page: '25' }, (p) => assert.deepEqual(p.page, { style: 'page', limit: 25, page: 3, offset: 50 })],
     ['token style', { page_size: '5' }, (p) => assert.deepEqual(p.page, { style: 'token', limit: 5 })],
-    ['keyset style', { after_id: '01A1FFE4-67FD-73DD-AA99-0BE44C299D25', limit: '7' }, (p) => assert.deepEqual(p.page, { style: 'keyset', limit: 7, afterId: '01a1ffe4-67fd-73dd-aa99-0be44c299d25' })],
+    [
+      'keyset style',
+      { after_id: '01A1FFE4-67FD-73DD-AA99-0BE44C299D25', limit: '7' },
+      (p) => assert.deepEqual(p.page, { style: 'keyset', limit: 7, afterId: '01a1ffe4-67fd-73dd-aa99-0be44c299d25' }),
+    ],
     ['keyset descending by id', { after_id: '01a1ffe4-67fd-73dd-aa99-0be44c299d25', sort: '-id' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'id', desc: true }])],
-    ['search ranks first', { q: 'burr grinder' }, (p) => assert.deepEqual(p.orderBy, [{ path: '_rank', desc: false }, { path: 'id', desc: false }])],
-    ['search with an explicit sort', { q: 'mug', sort: 'name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'name', desc: false }, { path: 'id', desc: false }])],
+    [
+      'search ranks first',
+      { q: 'burr grinder' },
+      (p) =>
+        assert.deepEqual(p.orderBy, [
+          { path: '_rank', desc: false },
+          { path: 'id', desc: false },
+        ]),
+    ],
+    [
+      'search with an explicit sort',
+      { q: 'mug', sort: 'name' },
+      (p) =>
+        assert.deepEqual(p.orderBy, [
+          { path: 'name', desc: false },
+          { path: 'id', desc: false },
+        ]),
+    ],
     ['equality on an enum', { status: 'active' }, (p) => assert.deepEqual(p.where, [{ path: 'status', op: 'eq', value: 'active' }])],
     ['money range', { 'price.amount[gte]': '100' }, (p) => assert.deepEqual(p.where, [{ path: 'price.amount', op: 'gte', value: 100 }])],
     ['in list', { 'status[in]': 'active,draft' }, (p) => assert.deepEqual(p.where, [{ path: 'status', op: 'in', value: ['active', 'draft'] }])],
     ['timestamp normalised', { 'created_at[lt]': '2026-01-01' }, (p) => assert.deepEqual(p.where, [{ path: 'created_at', op: 'lt', value: '2026-01-01T00:00:00.000Z' }])],
-    ['two-field sort, id appended in the direction of the first key', { sort: '-price.amount,name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'price.amount', desc: true }, { path: 'name', desc: false }, { path: 'id', desc: true }])],
-    ['ascending sort, id ascending', { sort: 'name' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'name', desc: false }, { path: 'id', desc: false }])],
+    [
+      'two-field sort, id appended in the direction of the first key',
+      { sort: '-price.amount,name' },
+      (p) =>
+        assert.deepEqual(p.orderBy, [
+          { path: 'price.amount', desc: true },
+          { path: 'name', desc: false },
+          { path: 'id', desc: true },
+        ]),
+    ],
+    [
+      'ascending sort, id ascending',
+      { sort: 'name' },
+      (p) =>
+        assert.deepEqual(p.orderBy, [
+          { path: 'name', desc: false },
+          { path: 'id', desc: false },
+        ]),
+    ],
     ['explicit id sort ends the order', { sort: '-id' }, (p) => assert.deepEqual(p.orderBy, [{ path: 'id', desc: true }])],
     ['sparse fields', { fields: 'id,name' }, (p) => assert.deepEqual(p.fields, ['id', 'name'])],
   ];
@@ -89,7 +126,10 @@ describe('parseListParams', () => {
   for (const [name, query] of rejected) it(`rejects ${name}`, () => void fails(query));
 
   it('refuses q on a resource without searchable fields', () => {
-    assert.throws(() => parseListParams(model.resources.get('users')!, { q: 'ada' }, SECRET), (e: unknown) => e instanceof AppError && e.details?.[0]?.field === 'q');
+    assert.throws(
+      () => parseListParams(model.resources.get('users')!, { q: 'ada' }, SECRET),
+      (e: unknown) => e instanceof AppError && e.details?.[0]?.field === 'q',
+    );
   });
 
   it('reports one detail per problem', () => {

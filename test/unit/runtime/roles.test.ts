@@ -9,7 +9,14 @@ import { TEST_PASSWORD_COST } from '../../support/harness.js';
 
 describe('the core and the worker role', () => {
   it('a worker on a core purges expired idempotency records without any HTTP app, then closes', async () => {
-    const config = resolveConfig({ databaseUrl: 'sqlite::memory:', seed: false, secret: 'roles', passwordCost: TEST_PASSWORD_COST, logLevel: 'silent', idempotencyPurgeIntervalSeconds: 1 });
+    const config = resolveConfig({
+      databaseUrl: 'sqlite::memory:',
+      seed: false,
+      secret: 'roles',
+      passwordCost: TEST_PASSWORD_COST,
+      logLevel: 'silent',
+      idempotencyPurgeIntervalSeconds: 1,
+    });
     const core = await openCore(config, { appDef: commerce, logger: false });
     try {
       await core.store.transaction((tx) => tx.insertIdempotency({ scopeKey: 'expired', fingerprint: 'f', response: '{}', expiresAt: Date.now() - 1000 }));

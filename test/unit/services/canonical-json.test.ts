@@ -28,11 +28,23 @@ describe('canonicalJson', () => {
 
   it('gives the same text whether or not the keys arrived sorted (native fast path and the built form agree)', () => {
     const pairs: Array<[unknown, unknown]> = [
-      [{ a: 1, b: { c: [1, { d: 2, e: 3 }] } }, { b: { c: [1, { e: 3, d: 2 }] }, a: 1 }],
+      [
+        { a: 1, b: { c: [1, { d: 2, e: 3 }] } },
+        { b: { c: [1, { e: 3, d: 2 }] }, a: 1 },
+      ],
       // Integer-like keys come first in property order whatever the insertion order: "10" < "9" as text.
-      [{ 10: 'x', 9: 'y', a: 'z' }, { a: 'z', 9: 'y', 10: 'x' }],
-      [{ '': 1, A: 2, a: 3, é: 4 }, { é: 4, a: 3, A: 2, '': 1 }],
-      [[{ b: 1, a: 2 }, 'x'], [{ a: 2, b: 1 }, 'x']],
+      [
+        { 10: 'x', 9: 'y', a: 'z' },
+        { a: 'z', 9: 'y', 10: 'x' },
+      ],
+      [
+        { '': 1, A: 2, a: 3, é: 4 },
+        { é: 4, a: 3, A: 2, '': 1 },
+      ],
+      [
+        [{ b: 1, a: 2 }, 'x'],
+        [{ a: 2, b: 1 }, 'x'],
+      ],
     ];
     for (const [sorted, unsorted] of pairs) assert.equal(canonicalJson(sorted), canonicalJson(unsorted));
     assert.equal(canonicalJson({ 10: 'x', 9: 'y' }), '{"10":"x","9":"y"}');

@@ -15,7 +15,14 @@ describe('SQLite durability', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const synchronousOf = async (env: NodeJS.ProcessEnv): Promise<number> => {
-    const config = resolveConfig({ ...fromEnv(env), databaseUrl: `sqlite:${join(dir, `${Math.random()}.db`)}`, seed: false, secret: 's', passwordCost: TEST_PASSWORD_COST, logLevel: 'silent' });
+    const config = resolveConfig({
+      ...fromEnv(env),
+      databaseUrl: `sqlite:${join(dir, `${Math.random()}.db`)}`,
+      seed: false,
+      secret: 's',
+      passwordCost: TEST_PASSWORD_COST,
+      logLevel: 'silent',
+    });
     const runtime = await createRuntime(config, { logger: false, appDef: commerce });
     try {
       assert.ok(runtime.store instanceof SqliteStore);

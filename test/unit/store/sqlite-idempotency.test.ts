@@ -17,8 +17,12 @@ const dir = mkdtempSync(join(tmpdir(), 'canon-idempotency-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const LATER = Date.UTC(2030, 0, 1);
-const record = (scopeKey: string, expiresAt = LATER, fingerprint = `fp-${scopeKey}`): IdempotencyRecord =>
-  ({ scopeKey, fingerprint, response: `{"status":201,"body":"${scopeKey}"}`, expiresAt });
+const record = (scopeKey: string, expiresAt = LATER, fingerprint = `fp-${scopeKey}`): IdempotencyRecord => ({
+  scopeKey,
+  fingerprint,
+  response: `{"status":201,"body":"${scopeKey}"}`,
+  expiresAt,
+});
 
 async function openStore(file: string): Promise<SqliteStore> {
   const store = new SqliteStore({ path: join(dir, file) });
@@ -45,10 +49,16 @@ describe('sqlite idempotency directory', () => {
     await withTwoStores('two.db', async (a, b) => {
       await a.transaction((tx) => tx.insertIdempotency(record('k1')));
       assert.deepEqual(await b.findIdempotency('k1'), record('k1'), 'the other store reads what this one committed');
-      await assert.rejects(b.transaction((tx) => tx.insertIdempotency(record('k1', LATER, 'other'))), isUniqueViolation);
+      await assert.rejects(
+        b.transaction((tx) => tx.insertIdempotency(record('k1', LATER, 'other'))),
+        isUniqueViolation,
+      );
       await b.transaction((tx) => tx.insertIdempotency(record('k2')));
       assert.deepEqual(await a.findIdempotency('k2'), record('k2'));
-      await assert.rejects(a.transaction((tx) => tx.insertIdempotency(record('k2'))), isUniqueViolation);
+      await assert.rejects(
+        a.transaction((tx) => tx.insertIdempotency(record('k2'))),
+        isUniqueViolation,
+      );
       assert.equal(await a.findIdempotency('k3'), null);
     });
   });
@@ -62,17 +72,23 @@ describe('sqlite idempotency directory', () => {
       await a.transaction((tx) => tx.insertIdempotency(record('new')));
       assert.deepEqual(await b.findIdempotency('new'), record('new'));
       assert.equal(await b.findIdempotency('old'), null);
-      await assert.rejects(b.transaction((tx) => tx.insertIdempotency(record('new'))), isUniqueViolation);
+      await assert.rejects(
+        b.transaction((tx) => tx.insertIdempotency(record('new'))),
+        isUniqueViolation,
+      );
     });
   });
 
   it('forgets a rolled-back insert, and sees an expired key replaced in the same transaction from the other store', async () => {
     await withTwoStores('rollback.db', async (a, b) => {
-      await assert.rejects(a.transaction(async (tx) => {
-        await tx.insertIdempotency(record('rolled'));
-        assert.deepEqual(await tx.findIdempotency('rolled'), record('rolled'), 'its own transaction sees it');
-        throw new Error('abort');
-      }), /abort/);
+      await assert.rejects(
+        a.transaction(async (tx) => {
+          await tx.insertIdempotency(record('rolled'));
+          assert.deepEqual(await tx.findIdempotency('rolled'), record('rolled'), 'its own transaction sees it');
+          throw new Error('abort');
+        }),
+        /abort/,
+      );
       assert.equal(await a.findIdempotency('rolled'), null);
       await a.transaction((tx) => tx.insertIdempotency(record('rolled')));
       assert.ok(await b.findIdempotency('rolled'));
@@ -82,9 +98,9 @@ describe('sqlite idempotency directory', () => {
       await b.transaction(async (tx) => {
         assert.equal(await tx.deleteExpiredIdempotency('renewed', 5000), true);
         await tx.insertIdempotency(record('renewed', 9000));
-    });
-    assert.equal((await a.findIdempotency('renewed'))?.expiresAt, 9000);
-    assert.equal((await b.findIdempotency('renewed'))?.expiresAt, 9000);
+      });
+      assert.equal((await a.findIdempotency('renewed'))?.expiresAt, 9000);
+      assert.equal((await b.findIdempotency('renewed'))?.expiresAt, 9000);
     });
   });
 
@@ -131,7 +147,10 @@ describe('sqlite idempotency directory', () => {
     assert.equal(directory.find(x)?.fingerprint, `fp-${x}`);
     assert.equal(directory.find(y)?.fingerprint, `fp-${y}`);
     assert.throws(() => inTx(() => directory.insert(record(x))), isUniqueViolation);
-    assert.equal(inTx(() => directory.deleteExpired(x, 2000)), true);
+    assert.equal(
+      inTx(() => directory.deleteExpired(x, 2000)),
+      true,
+    );
     assert.equal(directory.find(x), null);
     assert.equal(directory.find(y)?.expiresAt, 3000, 'its neighbour in the hash is untouched');
     inTx(() => directory.insert(record(x, 4000)));
@@ -154,7 +173,10 @@ describe('sqlite idempotency directory', () => {
     const store = await openStore('older.db');
     try {
       assert.deepEqual(await store.findIdempotency('kept'), record('kept'));
-      await assert.rejects(store.transaction((tx) => tx.insertIdempotency(record('kept'))), isUniqueViolation);
+      await assert.rejects(
+        store.transaction((tx) => tx.insertIdempotency(record('kept'))),
+        isUniqueViolation,
+      );
       await store.transaction((tx) => tx.insertIdempotency(record('added')));
       assert.ok(await store.findIdempotency('added'));
     } finally {
