@@ -1,38 +1,10 @@
-// Unit tests of the pure HTTP helpers: merge patch (RFC 7396), conditional requests (RFC 9110) and the JSON body guard.
+// Unit tests of the pure HTTP helpers: conditional requests (RFC 9110), negotiation and the JSON and form body guards (merge patch: test/unit/services).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors/app-error.js';
 import { etagOf, ifMatchHolds, ifNoneMatchHits, notModifiedSince } from '../../../src/http/conditional.js';
 import { parseFormBody, parseJsonBody } from '../../../src/http/json-body.js';
 import { acceptsJson } from '../../../src/http/negotiate.js';
-import { applyMergePatch } from '../../../src/services/merge-patch.js';
-
-describe('applyMergePatch (RFC 7396 appendix A examples)', () => {
-  const cases: Array<[unknown, unknown, unknown]> = [
-    [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
-    [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
-    [{ a: 'b' }, { a: null }, {}],
-    [{ a: 'b', b: 'c' }, { a: null }, { b: 'c' }],
-    [{ a: ['b'] }, { a: 'c' }, { a: 'c' }],
-    [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
-    [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
-    [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [
-      ['a', 'b'],
-      ['c', 'd'],
-      ['c', 'd'],
-    ],
-    [{ a: 'b' }, ['c'], ['c']],
-    [{ a: 'foo' }, null, null],
-    [{ a: 'foo' }, 'bar', 'bar'],
-    [{ e: null }, { a: 1 }, { e: null, a: 1 }],
-    [[1, 2], { a: 'b', c: null }, { a: 'b' }],
-    [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }],
-  ];
-  for (const [target, patch, result] of cases) {
-    it(`${JSON.stringify(target)} + ${JSON.stringify(patch)}`, () => assert.deepEqual(applyMergePatch(target, patch), result));
-  }
-});
 
 describe('conditional requests', () => {
   const record = { id: 'a', version: 3, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T10:00:00.500Z' };
