@@ -10,6 +10,8 @@ import { users } from './users.js';
 export const commerce = defineApp({
   resources: [users, products, orders, orderItems, reviews],
   users: 'users',
+  // The versions it serves (DESIGN §10): v2 alone for now; v1 and its change modules come with versioning.
+  versions: [{ name: 'v2', date: '2026-03-01', description: 'Money as {amount, currency}; users have full_name.' }],
   seed: seedCommerce,
 });
 
