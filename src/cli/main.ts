@@ -59,7 +59,7 @@ async function serve(config: Config): Promise<void> {
   const base = (config.tls ? address.replace(/^http:/, 'https:') : address).replace('[::1]', 'localhost');
   // What this app serves, from its catalog: the newest version, and a collection to try.
   const version = runtime.model.versions[0]!.name;
-  const firstList = runtime.catalog.operations.find((op) => op.kind === 'list' && op.version === version && !op.parent);
+  const firstList = runtime.catalog.operations.find((op) => op.kind === 'list' && op.version === version && !op.parent && op.resource !== runtime.model.users);
   console.log(`Canon is serving ${base}/${version} (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
   console.log(`  health: ${base}/healthz`);
   if (runtime.seeded) console.log(config.configModule ? '  seeded the app’s demo data' : '  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
