@@ -19,10 +19,11 @@ const LAYERS = {
   auth: ['lib', 'errors', 'model', 'store', 'platform'],
   limits: ['lib', 'errors', 'model', 'counters'],
   services: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'auth'],
+  webhooks: ['lib', 'errors'],
   config: ['lib', 'errors', 'auth', 'limits'],
-  http: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'auth', 'limits', 'services', 'config'],
-  runtime: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'counters', 'fanout', 'platform', 'auth', 'limits', 'services', 'config', 'http'],
-  cli: ['lib', 'errors', 'model', 'catalog', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'examples'],
+  http: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks'],
+  runtime: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'counters', 'fanout', 'platform', 'auth', 'limits', 'services', 'config', 'http', 'webhooks'],
+  cli: ['lib', 'errors', 'model', 'catalog', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'examples'],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'examples'];
 const FASTIFY = { name: 'fastify', message: 'Only src/http imports Fastify.' };

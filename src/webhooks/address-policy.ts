@@ -1,0 +1,104 @@
+// Where webhooks may be delivered (issue 15, SSRF): https URLs whose every address is public unicast, checked at registration and again on the address actually connected to.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import ipaddr from 'ipaddr.js';
+
+export type Verdict = { allowed: true } | { allowed: false; reason: string };
+
+/**
+ * Whether an IP address may receive webhooks: public unicast only. Refused: private (RFC 1918), loopback,
+ * link-local (the cloud metadata endpoints among them), CGNAT (RFC 6598), unique-local IPv6 (RFC 4193),
+ * unspecified and "this network" (0.0.0.0/8, ::), broadcast, multicast, reserved and documentation ranges,
+ * and IPv6 transition forms (6to4, Teredo, NAT64) that can reach IPv4 space; an IPv4-mapped or
+ * IPv4-compatible IPv6 address is judged by the IPv4 address inside it.
+ */
+export function addressVerdict(address: string): Verdict {
+  if (!ipaddr.isValid(address)) return { allowed: false, reason: `${address} is not an IP address` };
+  let ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const range = ip.range();
+  return range === 'unicast' ? { allowed: true } : { allowed: false, reason: `${address} is in a ${range} range` };
+}
+
+export type Resolver = (hostname: string) => Promise<string[]>;
+
+/** Every address the system resolver gives for `hostname` (IPv4 and IPv6). */
+export const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses: LookupAddress[]) => (err ? reject(err) : resolve(addresses.map((a) => a.address))));
+  });
+
+export interface UrlPolicy {
+  /** CANON_WEBHOOK_ALLOW_PRIVATE: lifts the address check only (for receivers on a private network). */
+  allowPrivate: boolean;
+  resolve?: Resolver;
+}
+
+/**
+ * Whether a webhook endpoint URL may be registered: `https:` only, no credentials in it, and every address
+ * its host has now is allowed (the WHATWG URL parser has already turned `0x7f.1`, `2130706433` or `127.1`
+ * into `127.0.0.1`). The address is checked again at every connection (`guardedLookup`): a name that
+ * resolves elsewhere later (DNS rebinding) is refused then.
+ */
+export async function urlVerdict(raw: string, policy: UrlPolicy): Promise<Verdict> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { allowed: false, reason: 'is not a URL' };
+  }
+  if (url.protocol !== 'https:') return { allowed: false, reason: 'must be an https:// URL' };
+  if (url.username || url.password) return { allowed: false, reason: 'must not carry credentials' };
+  if (policy.allowPrivate) return { allowed: true };
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  let addresses: string[];
+  if (ipaddr.isValid(host)) addresses = [host];
+  else {
+    try {
+      addresses = await (policy.resolve ?? systemResolver)(host);
+    } catch {
+      return { allowed: false, reason: `${host} does not resolve` };
+    }
+    if (addresses.length === 0) return { allowed: false, reason: `${host} does not resolve` };
+  }
+  for (const address of addresses) {
+    const verdict = addressVerdict(address);
+    if (!verdict.allowed) return verdict;
+  }
+  return { allowed: true };
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for outbound sockets (`net.connect`, undici's `connect`) that resolves as the system does and
+ * refuses, with an error, any address that is not allowed: the check happens on the address the socket is
+ * about to connect to, so what a name resolved to at registration does not matter.
+ */
+export function guardedLookup(policy: UrlPolicy) {
+  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
+    const resolve = policy.resolve ?? systemResolver;
+    resolve(hostname)
+      .then((addresses) => {
+        const usable = policy.allowPrivate ? addresses : addresses.filter((a) => addressVerdict(a).allowed);
+        if (usable.length === 0) {
+          const err = Object.assign(
+            new Error(
+              `refused to connect to ${hostname}: ${
+                addresses
+                  .map((a) => addressVerdict(a))
+                  .map((v) => (v.allowed ? 'allowed' : v.reason))
+                  .join('; ') || 'no address'
+              }`,
+            ),
+            { code: 'EADDRNOTALLOWED' },
+          );
+          callback(err, '');
+          return;
+        }
+        const entries = usable.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        if (options.all) callback(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
+      })
+      .catch((err: NodeJS.ErrnoException) => callback(err, ''));
+  };
+}
