@@ -8,11 +8,10 @@
 // times (default 3; the leader alternates), verdict on the median ratio. A distinct body per request, no
 // Idempotency-Key, rate limiting on with limits nothing reaches. Results go to bench/results/durability.json.
 import path from 'node:path';
-import { reportProfile, startCanon } from './lib/canon.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
-import { measureInterleaved } from './lib/interleave.mjs';
+import { pairRun as runPair } from './lib/pair-run.mjs';
 import { RESULTS_DIR, fmt, intFromEnv } from './lib/options.mjs';
-import { makeTempDir, removeTempDir, request, runMain, withServer } from './lib/processes.mjs';
+import { request, runMain } from './lib/processes.mjs';
 import { headline, median, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'durability.json');
@@ -35,39 +34,19 @@ const load = (base) => ({
 async function prepare(base) {
   const res = await request('POST', `${base}/v2/products`, { headers: HEADERS, body: nextBody(), timeoutMs: 5000 });
   if (res.status !== 201) throw new Error(`POST /v2/products answered ${res.status}: ${res.body.slice(0, 300)}`);
-  return load(base);
+  return { load: load(base) };
 }
 
-async function pairRun(pinned, run, configs) {
-  const dirs = configs.map(() => makeTempDir('canon-bench-durability-'));
-  try {
-    const names = configs.map((c) => `canon-${c.key}-${run}`);
-    const start = (i) => (port) =>
-      startCanon(port, {
-        databaseUrl: `sqlite:${path.join(dirs[i], 'canon.db')}`,
-        adminKey: ADMIN_KEY,
-        pinned,
-        profileName: names[i],
-        env: { CANON_SQLITE_SYNCHRONOUS: configs[i].synchronous },
-      });
-    const results = await withServer(start(0), (serverA, baseA) =>
-      withServer(start(1), async (serverB, baseB) => {
-        const [loadA, loadB] = [await prepare(baseA), await prepare(baseB)];
-        return measureInterleaved([
-          { server: serverA, load: loadA, label: configs[0].label, name: names[0] },
-          { server: serverB, load: loadB, label: configs[1].label, name: names[1] },
-        ]);
-      }),
-    );
-    return Object.fromEntries(
-      configs.map((c, i) => {
-        const profile = reportProfile(names[i]);
-        return [c.key, profile ? { ...results[i], profile } : results[i]];
-      }),
-    );
-  } finally {
-    for (const dir of dirs) removeTempDir(dir);
-  }
+/** The NORMAL/FULL pair (bench/lib/pair-run.mjs): `synchronous` is what differs. */
+function pairRun(pinned, run, configs) {
+  return runPair({
+    pinned,
+    run,
+    configs: configs.map((c) => ({ ...c, prepare })),
+    adminKey: ADMIN_KEY,
+    dirPrefix: 'canon-bench-durability-',
+    startOptions: (c) => ({ env: { CANON_SQLITE_SYNCHRONOUS: c.synchronous } }),
+  });
 }
 
 async function main() {

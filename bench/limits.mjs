@@ -13,11 +13,10 @@
 // on the median ratio over the repeats (each run alone is printed too). Results go to bench/results/limits.json.
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { reportProfile, startCanon } from './lib/canon.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
-import { measureInterleaved } from './lib/interleave.mjs';
+import { pairRun as runPair } from './lib/pair-run.mjs';
 import { RESULTS_DIR, fmt, intFromEnv } from './lib/options.mjs';
-import { getJson, makeTempDir, removeTempDir, request, runMain, withServer } from './lib/processes.mjs';
+import { getJson, request, runMain } from './lib/processes.mjs';
 import { headline, median, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, verdict, verdictText, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'limits.json');
@@ -49,43 +48,9 @@ function postRequests(withKey) {
   ];
 }
 
-/** Canon on a fresh SQLite file in `dir`, rate limiting as given. */
-function startOn(dir, pinned, rateLimit, profileName) {
-  return (port) => startCanon(port, { databaseUrl: `sqlite:${path.join(dir, 'canon.db')}`, adminKey: ADMIN_KEY, pinned, rateLimit, profileName });
-}
-
-/**
- * Two Canon processes, each on its own fresh SQLite file, both on the server core; each `prepare(base)` checks
- * its server and returns its load; then both are measured in alternating slices (bench/lib/interleave.mjs).
- * `configs`: [{ key, label, rateLimit, prepare }] (two); returns { [key]: result }.
- */
-async function pairRun(pinned, run, configs) {
-  const dirs = configs.map(() => makeTempDir('canon-bench-limits-'));
-  try {
-    const [a, b] = configs;
-    const names = configs.map((c) => `canon-${c.key}-${run}`);
-    const results = await withServer(startOn(dirs[0], pinned, a.rateLimit, names[0]), (serverA, baseA) =>
-      withServer(startOn(dirs[1], pinned, b.rateLimit, names[1]), async (serverB, baseB) => {
-        const [prepA, prepB] = [await a.prepare(baseA), await b.prepare(baseB)];
-        const measured = await measureInterleaved([
-          { server: serverA, load: prepA.load, label: a.label, name: names[0] },
-          { server: serverB, load: prepB.load, label: b.label, name: names[1] },
-        ]);
-        return [
-          { ...measured[0], check: prepA.check },
-          { ...measured[1], check: prepB.check },
-        ];
-      }),
-    );
-    return Object.fromEntries(
-      configs.map((c, i) => {
-        const profile = reportProfile(names[i]);
-        return [c.key, profile ? { ...results[i], profile } : results[i]];
-      }),
-    );
-  } finally {
-    for (const dir of dirs) removeTempDir(dir);
-  }
+/** The pair of Canon processes of one comparison (bench/lib/pair-run.mjs); `rateLimit` is what differs. */
+function pairRun(pinned, run, configs) {
+  return runPair({ pinned, run, configs, adminKey: ADMIN_KEY, dirPrefix: 'canon-bench-limits-', startOptions: (c) => ({ rateLimit: c.rateLimit }) });
 }
 
 async function createProduct(base, headers = {}) {

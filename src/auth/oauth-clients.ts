@@ -6,6 +6,7 @@ import type { CredentialCache } from './credential-cache.js';
 import type { Principal } from '../model/principal.js';
 import { digest, safeEqual } from '../lib/secrets.js';
 import { isWellFormedText } from '../model/well-formed-text.js';
+import { decodeFormComponent } from '../lib/form-encoding.js';
 
 /** An RFC 6749 §5.2 error; `status` 401 for client authentication failures, 400 otherwise. */
 export class OAuthError extends Error {
@@ -25,11 +26,6 @@ export interface ClientCredentials {
   via: 'basic' | 'post' | 'certificate';
 }
 
-/** `application/x-www-form-urlencoded` decoding of a Basic credential part (RFC 6749 §2.3.1). */
-function formDecode(part: string): string {
-  return decodeURIComponent(part.replace(/\+/g, ' '));
-}
-
 /** Extracts the client's credentials; using more than one method at once is an invalid_request. */
 export function clientCredentials(authorization: string | undefined, form: Record<string, string>, certificateSha256: string | undefined): ClientCredentials {
   const basic = authorization?.match(/^Basic\s+([A-Za-z0-9+/=]+)\s*$/i);
@@ -40,11 +36,11 @@ export function clientCredentials(authorization: string | undefined, form: Recor
     const decoded = Buffer.from(basic[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_client', 'Malformed Basic credentials.', 401, true);
-    try {
-      return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), via: 'basic' };
-    } catch {
-      throw new OAuthError('invalid_client', 'Malformed Basic credentials.', 401, true);
-    }
+    // Each part is form-encoded (RFC 6749 §2.3.1).
+    const clientId = decodeFormComponent(decoded.slice(0, colon));
+    const secret = decodeFormComponent(decoded.slice(colon + 1));
+    if (clientId === undefined || secret === undefined) throw new OAuthError('invalid_client', 'Malformed Basic credentials.', 401, true);
+    return { clientId, secret, via: 'basic' };
   }
   if (form.client_id === undefined) throw new OAuthError('invalid_client', 'Client authentication is required.', 401, true);
   if (posted) return { clientId: form.client_id, secret: form.client_secret, via: 'post' };

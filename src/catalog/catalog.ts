@@ -1,6 +1,6 @@
 // The operation catalog: every operation the server serves, one entry each, built once from the model; nothing is routed outside it.
 import { newestVersion, type CompiledModel } from '../model/compile.js';
-import type { HttpMethod, Operation } from './operation.js';
+import type { Operation } from './operation.js';
 import { platformOperations } from './platform-operations.js';
 import { resourceOperations } from './resource-operations.js';
 
@@ -31,11 +31,6 @@ export class Catalog {
 
   get(id: string): Operation | undefined {
     return this.byId.get(id);
-  }
-
-  /** The operation `method` on a path template (`/v2/products/:id`). */
-  find(method: HttpMethod, template: string): Operation | undefined {
-    return this.operations.find((op) => op.method === method && op.path === template);
   }
 
   /**

@@ -20,7 +20,7 @@ import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
-import { resourceRoute } from './resource-routes.js';
+import { resourceRoutes } from './resource-routes.js';
 import { registerOperations } from './operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
@@ -133,9 +133,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorate('servedRoutes', served);
   // The options of each object-read route as finally registered (after every onRoute hook), checked at ready.
   const reads = new Map<string, RouteOptions>();
+  const readPaths = new Set(catalog.operations.filter((op) => op.kind === 'read').map((op) => op.path));
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) served.push({ method, url: route.url });
-    if (catalog.find('GET', route.url)?.kind === 'read' && [route.method].flat().includes('GET')) reads.set(route.url, route);
+    const methods = [route.method].flat();
+    for (const method of methods) served.push({ method, url: route.url });
+    if (readPaths.has(route.url) && methods.includes('GET')) reads.set(route.url, route);
   });
   app.addHook('onReady', async () => {
     for (const [template, route] of reads) {
@@ -157,7 +159,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   };
 
   // The lean path does what this hook does for the requests it takes (request id, fixed headers, URL length, Accept).
-  await hooks.acknowledge(() =>
+  await hooks.acknowledge(() => {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
@@ -169,8 +171,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
           details: malformed.map((field) => ({ field, message: 'is not well-formed percent-encoded UTF-8 text' })),
         });
       }
-    }),
-  );
+    });
+  });
 
   app.setErrorHandler((err, request, reply) => {
     const { error, internal } = toAppError(err);
@@ -181,14 +183,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   if (config.accessLog) {
     // The lean path stands aside whenever access logging is on.
-    await hooks.acknowledge(() =>
+    await hooks.acknowledge(() => {
       app.addHook('onResponse', async (request, reply) => {
         deps.log.info(
           { request_id: request.id, method: request.method, url: loggableUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
           'request',
         );
-      }),
-    );
+      });
+    });
   }
 
   // onRequest answers every unmatched request first; this only stands behind it.
@@ -198,15 +200,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
   registerBodyParsers(app, config);
-  registerOperations(
-    app,
-    catalog,
-    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) },
-    (op) => resourceRoute(deps, op),
-    (op, spec) => {
-      // An object read's own hook is the authentication the lean path performs itself.
-      if (op.kind === 'read') hooks.acknowledgeRoute(spec);
-    },
-  );
+  registerOperations(app, catalog, { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) }, resourceRoutes(deps), (op, spec) => {
+    // An object read's own hook is the authentication the lean path performs itself.
+    if (op.kind === 'read') hooks.acknowledgeRoute(spec);
+  });
   return app;
 }

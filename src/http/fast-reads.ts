@@ -1,4 +1,5 @@
 // A lean path for the hottest request, GET of one object by id: the same services, headers and bodies as the Fastify route, minus the framework's per-request cost.
+import { UUID_PATTERN as UUID } from '../lib/uuid.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompiledResource } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
@@ -26,8 +27,6 @@ interface Read {
   target: Target;
   id: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Serves `GET /<version>/<resource>/<uuid>` (no query, no cookies) itself and hands every other request,

@@ -29,11 +29,14 @@ export class HookRegistry {
     };
   }
 
-  /** Runs `register`, and counts every hook it adds as one the lean path accounts for. */
-  async acknowledge<T>(register: () => T | Promise<T>): Promise<T> {
+  /**
+   * Runs `register`, and counts every hook it adds as one the lean path accounts for. It returns nothing on
+   * purpose: a Fastify instance is thenable, and awaiting one here would load pending plugins early.
+   */
+  async acknowledge(register: () => void | Promise<void>): Promise<void> {
     this.acknowledging++;
     try {
-      return await register();
+      await register();
     } finally {
       this.acknowledging--;
     }

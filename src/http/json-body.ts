@@ -1,6 +1,7 @@
 // Request body parsers: JSON with forbidden keys and bounded depth, merge patch for PATCH only, and HTML forms.
 import sjson from 'secure-json-parse';
 import { AppError } from '../errors/app-error.js';
+import { decodeFormComponent } from '../lib/form-encoding.js';
 
 const FORBIDDEN = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -45,13 +46,11 @@ function rejectForbiddenKeys(value: unknown): void {
   }
 }
 
-/** One form name or value: `+` is a space, and percent-encoding must decode to UTF-8 (URLSearchParams would put U+FFFD in silently). */
+/** One form name or value, or 400 when its percent-encoding is not UTF-8. */
 function formDecode(text: string): string {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    throw new AppError('BAD_REQUEST', 'The form is not valid percent-encoded UTF-8.');
-  }
+  const decoded = decodeFormComponent(text);
+  if (decoded === undefined) throw new AppError('BAD_REQUEST', 'The form is not valid percent-encoded UTF-8.');
+  return decoded;
 }
 
 /** `application/x-www-form-urlencoded` (WHATWG URL §5.1) into a flat object of strings; a repeated or forbidden key, or bad percent-encoding, is 400. */

@@ -1,5 +1,6 @@
 // The query-string parser: fast-querystring's, plus a record of parameters that are not text (bad percent-encoding, U+0000).
 import { parse } from 'fast-querystring';
+import { decodeFormComponent } from '../lib/form-encoding.js';
 import { isWellFormedText } from '../model/well-formed-text.js';
 
 /** Names of the parameters of a query that are not well-formed text; absent on a clean query. */
@@ -21,18 +22,10 @@ export function parseQuery(query: string): ParsedQuery {
     if (!pair.includes('%')) continue;
     const eq = pair.indexOf('=');
     const rawKey = eq < 0 ? pair : pair.slice(0, eq);
-    const key = strictDecode(rawKey);
-    const value = eq < 0 ? '' : strictDecode(pair.slice(eq + 1));
+    const key = decodeFormComponent(rawKey);
+    const value = eq < 0 ? '' : decodeFormComponent(pair.slice(eq + 1));
     if (key === undefined || value === undefined || !isWellFormedText(key) || !isWellFormedText(value)) bad.add(key !== undefined && isWellFormedText(key) ? key : rawKey);
   }
   if (bad.size > 0) Object.defineProperty(parsed, MALFORMED, { value: [...bad].sort(), enumerable: false });
   return parsed;
-}
-
-function strictDecode(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,5 @@
 // The handlers of resource operations (collections, objects, nested collections, actions), one per catalog entry.
+import { UUID_PATTERN as UUID } from '../lib/uuid.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../catalog/operation.js';
 import { AppError } from '../errors/app-error.js';
@@ -17,8 +18,6 @@ import { renderList } from './list-response.js';
 import { readObject } from './object-body.js';
 import { objectPath, represent } from './render.js';
 import type { RouteSpec } from './operation-routes.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>;
 
@@ -51,21 +50,30 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
 }
 
 /**
- * The route of one resource operation of the catalog (src/catalog/resource-operations.ts): authentication
- * before the body is read, the CSRF check on unsafe methods, and the handler its kind calls for.
+ * The routes of the catalog's resource operations (src/catalog/resource-operations.ts): authentication
+ * before the body is read, the CSRF check on unsafe methods, and the handler each kind calls for.
  */
-export function resourceRoute(deps: HttpDeps, op: Operation): RouteSpec {
+export function resourceRoutes(deps: HttpDeps): (op: Operation) => RouteSpec {
+  // One authentication and one CSRF hook for every resource route.
+  const auth = authHook(deps);
+  const csrf = csrfHook(deps);
+  return (op) => resourceRoute(deps, op, { onRequest: auth, ...(op.csrf ? { preHandler: csrf } : {}) });
+}
+
+function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'onRequest' | 'preHandler'>): RouteSpec {
   const version = versionOf(deps.model, op.version!)!;
   const r = deps.model.resources.get(op.resource!)!;
-  const hooks = { onRequest: authHook(deps), ...(op.csrf ? { preHandler: csrfHook(deps) } : {}) };
   const parentRef = op.parent;
   const parentOf = (request: Req): ParentRef | undefined => (parentRef ? { resource: parentRef.resource, id: idParam(request), field: parentRef.field } : undefined);
-  const collection = collectionHandlers(deps, version, r);
   switch (op.kind) {
-    case 'list':
-      return { ...hooks, handler: (req, reply) => collection.list(req as Req, reply, parentOf(req as Req)) };
-    case 'create':
-      return { ...hooks, handler: (req, reply) => collection.create(req as Req, reply, parentOf(req as Req)) };
+    case 'list': {
+      const { list } = collectionHandlers(deps, version, r);
+      return { ...hooks, handler: (req, reply) => list(req as Req, reply, parentOf(req as Req)) };
+    }
+    case 'create': {
+      const { create } = collectionHandlers(deps, version, r);
+      return { ...hooks, handler: (req, reply) => create(req as Req, reply, parentOf(req as Req)) };
+    }
     case 'read':
       // src/http/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
       return {

@@ -1,4 +1,5 @@
 // Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
+import { UUID_PATTERN as UUID } from '../lib/uuid.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
 import { newestVersion } from '../model/compile.js';
@@ -16,8 +17,6 @@ import { CHALLENGES } from '../auth/authenticator.js';
 import type { RouteSpec } from './operation-routes.js';
 
 const { LOGIN } = PLATFORM_SCHEMAS;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function single(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];

@@ -64,7 +64,8 @@ export function fieldSchema(field: FieldDef): JsonSchema {
       };
       break;
     case 'object':
-      s = field.properties ? objectSchemaOf(field.properties) : { type: 'object' };
+      // A copy: the lines below add defaults and nullability to it, and the shared schema must stay as it is.
+      s = field.properties ? { ...objectSchemaOf(field.properties) } : { type: 'object' };
       break;
     case 'string[]':
       s = { type: 'array', maxItems: field.maxItems ?? 100, items: { type: 'string', minLength: 1, maxLength: field.maxLength ?? 100 } };
@@ -80,15 +81,22 @@ export function fieldSchema(field: FieldDef): JsonSchema {
   return s;
 }
 
-/** A closed object of typed properties: the body of an action, or a typed `object` field. */
+/** Schemas of property sets already built, by the definition's object: validators compile once per schema object. */
+const objectSchemas = new WeakMap<Record<string, FieldDef>, JsonSchema>();
+
+/** A closed object of typed properties: the body of an action, or a typed `object` field; one schema object per definition. */
 export function objectSchemaOf(properties: Record<string, FieldDef>): JsonSchema {
+  const known = objectSchemas.get(properties);
+  if (known) return known;
   const props: Record<string, JsonSchema> = {};
   const required: string[] = [];
   for (const [name, field] of Object.entries(properties)) {
     props[name] = fieldSchema(field);
     if (field.required) required.push(name);
   }
-  return { type: 'object', additionalProperties: false, properties: props, required };
+  const schema = { type: 'object', additionalProperties: false, properties: props, required };
+  objectSchemas.set(properties, schema);
+  return schema;
 }
 
 export function bodySchema(resource: CompiledResource, op: WriteOp, role: string): JsonSchema {

@@ -1,8 +1,8 @@
 // Parses one query-string value into the typed value of a query path; errors name what was expected.
+import { UUID_PATTERN as UUID } from '../lib/uuid.js';
 import type { QueryPath } from '../model/compile.js';
 import { parseTimestamp } from '../model/timestamps.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INTEGER = /^-?\d{1,16}$/;
 // The shape ajv-formats accepts for `email` in bodies, so a filter takes what a body would.
 const EMAIL = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;

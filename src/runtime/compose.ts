@@ -66,8 +66,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       services: core.services,
       model: core.model,
       config,
-      counters: core.counters,
-      fanout: core.fanout,
+      counters: core.shared.counters,
+      fanout: core.shared.fanout,
       passwords: core.passwords,
       close: async () => {
         await worker.close();

@@ -2,8 +2,6 @@
 import type { DestinationStream } from 'pino';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import type { Config } from '../config/config.js';
-import type { Counters } from '../counters/types.js';
-import type { FanOut } from '../fanout/types.js';
 import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
 import { Idempotency } from '../services/idempotency.js';
@@ -35,9 +33,8 @@ export interface Core {
   store: Store;
   /** The SQLite file, when there is one: development conveniences are kept beside it. */
   file: string | undefined;
+  /** Counters and fan-out: in this process, or on Redis for every process. */
   shared: Shared;
-  counters: Counters;
-  fanout: FanOut;
   clock: () => Date;
   passwords: PasswordHasher;
   services: ResourceService;
@@ -76,8 +73,6 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     store,
     file,
     shared,
-    counters: shared.counters,
-    fanout: shared.fanout,
     clock,
     passwords,
     services,

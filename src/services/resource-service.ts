@@ -4,7 +4,7 @@ import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
-import type { ActionDef, HookContext, HookServices, PrepareContext } from '../model/types.js';
+import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
 import { objectSchemaOf } from '../model/schema.js';
 import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
@@ -252,7 +252,7 @@ export class ResourceService {
     const run = action?.run;
     if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
     // An action that declares its input validates it like a body (422 with details); others take none.
-    const input = action.input ? validateShape<Record<string, unknown>>(actionInputSchema(action.input), body ?? {}, ctx.format ?? 'json', `${actionName} request`) : {};
+    const input = action.input ? validateShape<Record<string, unknown>>(objectSchemaOf(action.input), body ?? {}, ctx.format ?? 'json', `${actionName} request`) : {};
     return this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       const g = grantFor(ctx.principal, action.allow);
@@ -394,17 +394,6 @@ export class ResourceService {
     };
     return { ...this.prepareContext(ctx, now), services, cascading: false, reveal: {} };
   }
-}
-
-/** The schema of an action's declared input, compiled once per action (validateShape caches by schema object). */
-const inputSchemas = new WeakMap<object, Record<string, unknown>>();
-function actionInputSchema(input: NonNullable<ActionDef['input']>): Record<string, unknown> {
-  let schema = inputSchemas.get(input);
-  if (!schema) {
-    schema = objectSchemaOf(input);
-    inputSchemas.set(input, schema);
-  }
-  return schema;
 }
 
 function label(r: CompiledResource): string {

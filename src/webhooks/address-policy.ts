@@ -79,20 +79,11 @@ export function guardedLookup(policy: UrlPolicy) {
     const resolve = policy.resolve ?? systemResolver;
     resolve(hostname)
       .then((addresses) => {
-        const usable = policy.allowPrivate ? addresses : addresses.filter((a) => addressVerdict(a).allowed);
+        const verdicts = addresses.map((address) => ({ address, verdict: policy.allowPrivate ? ({ allowed: true } as Verdict) : addressVerdict(address) }));
+        const usable = verdicts.filter((v) => v.verdict.allowed).map((v) => v.address);
         if (usable.length === 0) {
-          const err = Object.assign(
-            new Error(
-              `refused to connect to ${hostname}: ${
-                addresses
-                  .map((a) => addressVerdict(a))
-                  .map((v) => (v.allowed ? 'allowed' : v.reason))
-                  .join('; ') || 'no address'
-              }`,
-            ),
-            { code: 'EADDRNOTALLOWED' },
-          );
-          callback(err, '');
+          const reasons = verdicts.map((v) => (v.verdict.allowed ? v.address : v.verdict.reason)).join('; ') || 'no address';
+          callback(Object.assign(new Error(`refused to connect to ${hostname}: ${reasons}`), { code: 'EADDRNOTALLOWED' }), '');
           return;
         }
         const entries = usable.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));

@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
-import { RANK_COLUMN, inOrder, listSql, quote, sumSql, uniqueIds, whereClause } from '../sql/queries.js';
+import { RANK_COLUMN, getManySql, inOrder, listSql, quote, sumSql, whereClause } from '../sql/queries.js';
 import {
   StoreBusy,
   UniqueViolation,
@@ -72,10 +72,15 @@ class PgOps implements Tx {
     return (await this.db.query(numbered(sql), params)).rows as Row[];
   }
 
-  async get(resource: string, id: string): Promise<StoredRecord | null> {
+  get(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.byId(resource, id, '');
+  }
+
+  /** One record by id, `suffix` being a row lock or nothing; an id that is not a UUID names no record. */
+  private async byId(resource: string, id: string, suffix: string): Promise<StoredRecord | null> {
     const r = this.resource(resource);
     try {
-      const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ?`, [id]);
+      const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ?${suffix}`, [id]);
       return row ? fromRow(r, row, pgCodec) : null;
     } catch (err) {
       // Not a UUID: no object can have that id.
@@ -86,24 +91,16 @@ class PgOps implements Tx {
 
   async getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
     const r = this.resource(resource);
-    const wanted = uniqueIds(ids);
-    if (wanted.length === 0) return [];
-    const rows = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`, wanted);
+    const sql = getManySql(pgDialect, r, ids);
+    if (!sql) return [];
     return inOrder(
-      wanted,
-      rows.map((row) => fromRow(r, row, pgCodec)),
+      sql.ids,
+      (await this.rows(sql.text, sql.params)).map((row) => fromRow(r, row, pgCodec)),
     );
   }
 
-  async lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
-    const r = this.resource(resource);
-    try {
-      const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ? ${ROW_LOCKS[mode]}`, [id]);
-      return row ? fromRow(r, row, pgCodec) : null;
-    } catch (err) {
-      if ((err as { code?: string }).code === '22P02') return null;
-      throw err;
-    }
+  lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
+    return this.byId(resource, id, ` ${ROW_LOCKS[mode]}`);
   }
 
   /** SUM of bigint products is numeric in PostgreSQL: exact, returned as text, read back as a number. */

@@ -1,5 +1,6 @@
 // Builds parameterised SQL for conditions, ordering, keyset positions and searches, for any SQL dialect;
 // client values only ever travel as bound parameters (written `?`; PostgreSQL numbers them).
+import { UUID_PATTERN as UUID } from '../../lib/uuid.js';
 import type { CompiledResource } from '../../model/compile.js';
 import type { Condition, ListQuery, SortKey, StoredRecord } from '../types.js';
 
@@ -134,13 +135,15 @@ export function orderClause(d: Dialect, resource: CompiledResource, orderBy: Sor
   return orderBy.map((k) => `${column(resource, k.path)} ${k.desc ? 'DESC' : 'ASC'}${d.nulls(k.desc, nullable(resource, k.path))}`).join(', ');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The distinct well-formed ids of a batch read, at most 1000 (a loader batches per request), lower case as stored. */
-export function uniqueIds(ids: readonly string[]): string[] {
+/**
+ * A batch read by id (Reader.getMany): the distinct well-formed ids, at most 1000 (a loader batches per
+ * request), lower case as stored, and the statement that reads them; undefined when no id is left.
+ */
+export function getManySql(d: Dialect, resource: CompiledResource, ids: readonly string[]): (Sql & { ids: string[] }) | undefined {
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()).filter((id) => UUID.test(id)))];
   if (wanted.length > 1000) throw new Error(`getMany reads at most 1000 ids at once, not ${wanted.length}`);
-  return wanted;
+  if (wanted.length === 0) return undefined;
+  return { text: `SELECT ${d.columns(resource)} FROM ${quote(resource.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`, params: wanted, ids: wanted };
 }
 
 /** `records` in the order of `ids` (SQL returns them in any order). */

@@ -1,0 +1,178 @@
+// SQL on one SQLite connection: the statement cache, and every read and write a transaction or a plain read makes.
+import type Database from 'better-sqlite3';
+import type { CompiledModel, CompiledResource } from '../../model/compile.js';
+import { resourceOf, tableName } from '../../model/compile.js';
+import { prepare } from './native-handles.js';
+import {
+  UniqueViolation,
+  type Condition,
+  type EventRecord,
+  type IdempotencyRecord,
+  type ListQuery,
+  type ListResult,
+  type StoredEvent,
+  type StoredRecord,
+  type Tx,
+} from '../types.js';
+import type { IdempotencyDirectory } from './idempotency-directory.js';
+import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
+import { quote } from './ddl.js';
+import { RANK_COLUMN, getManySql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
+import { sqliteDialect } from './dialect.js';
+import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
+import { sqliteCodec } from './rows.js';
+
+type Db = Database.Database;
+
+/** Prepared statements cached per connection: preparing costs more than running a point lookup. */
+export class Connection {
+  private readonly cache = new Map<string, Database.Statement>();
+  constructor(readonly db: Db) {}
+  stmt(sql: string): Database.Statement {
+    let s = this.cache.get(sql);
+    if (!s) {
+      s = prepare(this.db, sql);
+      this.cache.set(sql, s);
+    }
+    return s;
+  }
+}
+
+/** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
+export class SqliteOps implements Tx {
+  constructor(
+    private readonly conn: Connection,
+    private readonly model: () => CompiledModel,
+    private readonly idempotency: IdempotencyDirectory,
+  ) {}
+
+  private resource(name: string): CompiledResource {
+    return resourceOf(this.model(), name);
+  }
+
+  async get(resource: string, id: string): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id = ?`).get(id) as Row | undefined;
+    return row ? fromRow(r, row, sqliteCodec) : null;
+  }
+
+  async getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
+    const r = this.resource(resource);
+    const sql = getManySql(sqliteDialect, r, ids);
+    if (!sql) return [];
+    const rows = this.conn.stmt(sql.text).all(...sql.params) as Row[];
+    return inOrder(
+      sql.ids,
+      rows.map((row) => fromRow(r, row, sqliteCodec)),
+    );
+  }
+
+  /** One writer at a time (BEGIN IMMEDIATE): a write transaction holds every row already. */
+  lock(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.get(resource, id);
+  }
+
+  async sum(resource: string, where: Condition[], factors: string[]): Promise<number> {
+    const sql = sumSql(sqliteDialect, this.resource(resource), where, factors, tableName);
+    return Number(
+      this.conn
+        .stmt(sql.text)
+        .pluck()
+        .get(...sql.params),
+    );
+  }
+
+  async findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
+    const r = this.resource(resource);
+    const w = whereClause(sqliteDialect, r, where, tableName);
+    const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE ${w.text} LIMIT 1`).get(...w.params) as Row | undefined;
+    return row ? fromRow(r, row, sqliteCodec) : null;
+  }
+
+  async list(resource: string, query: ListQuery): Promise<ListResult> {
+    const r = this.resource(resource);
+    const sql = listSql(sqliteDialect, r, query, tableName);
+    // A search with no searchable words matches nothing.
+    if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
+    const raw = this.conn.stmt(sql.page.text).all(...sql.page.params) as Row[];
+    const result: ListResult = { rows: raw.map((row) => fromRow(r, row, sqliteCodec)) };
+    if (query.search !== undefined) result.ranks = raw.map((row) => row[RANK_COLUMN] as number);
+    if (query.withTotal) result.total = (this.conn.stmt(sql.count.text).get(...sql.count.params) as { n: number }).n;
+    return result;
+  }
+
+  async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
+    const rows = this.conn.stmt('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?').all(afterSequence, limit) as Row[];
+    return rows.map((row) => eventFromRow(row, sqliteCodec));
+  }
+
+  async insert(resource: string, record: StoredRecord): Promise<void> {
+    const r = this.resource(resource);
+    const row = toRow(r, record, sqliteCodec);
+    const cols = Object.keys(row);
+    const sql = `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+    this.write(r.name, () => this.conn.stmt(sql).run(...cols.map((c) => row[c])));
+  }
+
+  async update(resource: string, record: StoredRecord): Promise<void> {
+    const r = this.resource(resource);
+    const row = toRow(r, record, sqliteCodec);
+    const cols = Object.keys(row).filter((c) => c !== 'id');
+    const sql = `UPDATE ${quote(r.table)} SET ${cols.map((c) => `${quote(c)} = ?`).join(', ')} WHERE id = ?`;
+    this.write(r.name, () => this.conn.stmt(sql).run(...cols.map((c) => row[c]), record.id));
+  }
+
+  async delete(resource: string, id: string): Promise<boolean> {
+    const r = this.resource(resource);
+    return this.conn.stmt(`DELETE FROM ${quote(r.table)} WHERE id = ?`).run(id).changes > 0;
+  }
+
+  async appendEvent(e: EventRecord): Promise<StoredEvent> {
+    const info = this.conn
+      .stmt('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(
+        e.id,
+        e.type,
+        e.resource,
+        e.object_id,
+        e.owner_id,
+        e.api_version,
+        e.created_at,
+        JSON.stringify(e.data),
+        e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
+      );
+    return { ...e, sequence: Number(info.lastInsertRowid) };
+  }
+
+  // Idempotency records live on the write connection whichever ops ask (see SqliteStore.findIdempotency).
+  async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
+    return this.idempotency.find(scopeKey);
+  }
+
+  async insertIdempotency(record: IdempotencyRecord): Promise<void> {
+    this.idempotency.insert(record);
+  }
+
+  async deleteExpiredIdempotency(scopeKey: string, now: number): Promise<boolean> {
+    return this.idempotency.deleteExpired(scopeKey, now);
+  }
+
+  // Other processes see the new epoch through their change stamp (SqliteStore.credentialEpoch).
+  async bumpCredentialEpoch(): Promise<void> {
+    this.conn.stmt(BUMP_CREDENTIAL_EPOCH).get();
+  }
+
+  /** Turns SQLite's unique-constraint failure into the store contract's UniqueViolation. */
+  private write(resource: string, fn: () => unknown): void {
+    try {
+      fn();
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        const m = /UNIQUE constraint failed: [^.]+\.(\w+)/.exec(e.message ?? '');
+        throw new UniqueViolation(resource, m?.[1] ?? 'id');
+      }
+      throw err;
+    }
+  }
+}
