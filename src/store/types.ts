@@ -19,6 +19,12 @@ export interface ListQuery {
   after?: unknown[];
   offset?: number;
   withTotal?: boolean;
+  /**
+   * Inside a transaction: hold the rows returned for update and pass over rows another transaction holds
+   * (PostgreSQL `FOR UPDATE SKIP LOCKED`), so concurrent workers claim disjoint rows of a queue. SQLite has
+   * one writer at a time, so its transactions never meet a held row and the option changes nothing there.
+   */
+  skipLocked?: boolean;
 }
 
 export interface ListResult {

@@ -14,6 +14,7 @@ export const pgDialect: Dialect = {
   rowValues: true,
   value: (v) => v,
   columns: columnList,
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
   searchSource(r: CompiledResource, text: string): Sql | undefined {
     const query = tsquery(text);
     if (query === undefined) return undefined;

@@ -18,6 +18,8 @@ export interface Dialect {
   columns(resource: CompiledResource): string;
   /** The matching rows of a search with a `_rank` column (lower is better), or undefined when the text has no words. */
   searchSource(resource: CompiledResource, text: string): Sql | undefined;
+  /** The suffix of a list that claims rows past those other transactions hold (ListQuery.skipLocked). */
+  skipLocked: string;
 }
 
 export function quote(name: string): string {
@@ -183,5 +185,6 @@ export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, ta
     text += ' OFFSET ?';
     params.push(q.offset);
   }
+  if (q.skipLocked) text += d.skipLocked;
   return { page: { text, params }, count };
 }

@@ -12,6 +12,8 @@ export const sqliteDialect: Dialect = {
   rowValues: true,
   value: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
   columns: () => '*',
+  // One writer at a time: a transaction never meets a row another one holds.
+  skipLocked: '',
   searchSource(resource: CompiledResource, text: string): Sql | undefined {
     const match = matchExpression(text);
     if (match === undefined) return undefined;

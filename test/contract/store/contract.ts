@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { compileModel, type CompiledModel } from '../../../src/model/compile.js';
 import { defineApp, defineResource, f } from '../../../src/model/define.js';
-import { UniqueViolation, type Store, type StoredRecord } from '../../../src/store/types.js';
+import { UniqueViolation, type Store, type StoredRecord, type Tx } from '../../../src/store/types.js';
 
 const owners = defineResource({
   name: 'owners',
@@ -189,6 +189,44 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         store.transaction((tx) => tx.insert('owners', { ...o, id: id() })),
         (err: unknown) => err instanceof UniqueViolation && err.field === 'email' && err.resource === 'owners',
       );
+    });
+
+    it('a claiming list passes over rows another transaction holds, so two workers take disjoint rows', async () => {
+      const label = `queue-${id()}`;
+      const rows = [1, 2, 3, 4].map((n) => thing({ label, count: n }));
+      await store.transaction(async (tx) => {
+        for (const r of rows) await tx.insert('contract-things', r);
+      });
+      const claim = (tx: Tx): Promise<string[]> =>
+        tx
+          .list('contract-things', {
+            where: [{ path: 'label', op: 'eq', value: label }],
+            orderBy: [
+              { path: 'count', desc: false },
+              { path: 'id', desc: false },
+            ],
+            limit: 2,
+            skipLocked: true,
+          })
+          .then((r) => r.rows.map((x) => x.id));
+      let releaseFirst!: () => void;
+      const held = new Promise<void>((resolve) => (releaseFirst = resolve));
+      let firstClaimed!: (ids: string[]) => void;
+      const first = new Promise<string[]>((resolve) => (firstClaimed = resolve));
+      const one = store.transaction(async (tx) => {
+        firstClaimed(await claim(tx));
+        await held;
+      });
+      const a = await first;
+      // SQLite has one writer: the second transaction starts once the first ends and may take the same rows then.
+      const second = store.transaction(claim);
+      const b = await Promise.race([second, new Promise<string[]>((resolve) => setTimeout(() => resolve([]), 1_000))]);
+      releaseFirst();
+      await one;
+      const taken = b.length ? b : await second;
+      assert.deepEqual(a, [rows[0]!.id, rows[1]!.id]);
+      if (b.length) assert.deepEqual(taken, [rows[2]!.id, rows[3]!.id], 'the second claim skipped the held rows');
+      else assert.equal(taken.length, 2);
     });
 
     it('rolls back everything, events included, when the transaction throws', async () => {
