@@ -156,6 +156,11 @@ export interface ResourceDef {
   /** Platform bookkeeping (sessions, signing keys): stored like any resource but given no routes and no events. */
   internal?: boolean;
   /**
+   * `false`: changes of this resource write no events. For records about the event pipeline itself (webhook
+   * deliveries): their events would feed new deliveries, without end.
+   */
+  events?: boolean;
+  /**
    * Objects that are credentials, or that credentials act for: deleting one, or changing one of these
    * fields (`'*'`: any field), ends every cached credential in every process from the next request on
    * (the store's credentials epoch). API keys and OAuth clients have `'*'`; the users resource gets

@@ -49,6 +49,11 @@ export type Precondition = (loaded: Loaded) => boolean;
 
 const HOOK_LIST_LIMIT = 10_000;
 
+/** Internal resources and those that opt out (ResourceDef.events) write no events. */
+function emitsEvents(r: CompiledResource): boolean {
+  return !r.def.internal && r.def.events !== false;
+}
+
 export class ResourceService {
   constructor(
     private readonly store: Store,
@@ -197,7 +202,7 @@ export class ResourceService {
         if (!g.all) await this.requireOwnCreation(ctx, r, record, values, tx);
       }
       await insertOrConflict(tx, r, record);
-      await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
+      if (emitsEvents(r)) await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.created`, await ownerOf(this.model, r, record, tx), now));
       await r.def.hooks?.afterWrite?.(record, 'created', hookCtx);
       const owned = await owns(this.model, r, record, ctx.principal, tx);
       const created = { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
@@ -315,7 +320,7 @@ export class ResourceService {
     if (changesCredential(r, current, next)) await tx.bumpCredentialEpoch();
     const previous = changedFields(r, current, next);
     const type = eventType ?? stateEvent(r, current, next) ?? `${r.singular}.updated`;
-    await tx.appendEvent(buildEvent(this.apiVersion, r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
+    if (emitsEvents(r)) await tx.appendEvent(buildEvent(this.apiVersion, r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
     await r.def.hooks?.afterWrite?.(next, 'updated', hookCtx);
     return next;
   }
@@ -340,7 +345,7 @@ export class ResourceService {
     await tx.delete(r.name, record.id);
     // A deleted credential (or the user behind one) is refused by every process from the next request on.
     if (r.def.credentialFields) await tx.bumpCredentialEpoch();
-    if (!r.def.internal) await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.deleted`, ownerId, now));
+    if (emitsEvents(r)) await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.deleted`, ownerId, now));
     await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
   }
 
