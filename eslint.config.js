@@ -20,10 +20,11 @@ const LAYERS = {
   limits: ['lib', 'errors', 'model', 'counters'],
   services: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'auth'],
   webhooks: ['lib', 'errors'],
+  events: ['lib', 'errors', 'model', 'query', 'store', 'services', 'webhooks'],
   config: ['lib', 'errors', 'auth', 'limits'],
-  http: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks'],
-  runtime: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'counters', 'fanout', 'platform', 'auth', 'limits', 'services', 'config', 'http', 'webhooks'],
-  cli: ['lib', 'errors', 'model', 'catalog', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'examples'],
+  http: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks', 'events'],
+  runtime: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'counters', 'fanout', 'platform', 'auth', 'limits', 'services', 'config', 'http', 'webhooks', 'events'],
+  cli: ['lib', 'errors', 'model', 'catalog', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'events', 'examples'],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'examples'];
 const FASTIFY = { name: 'fastify', message: 'Only src/http imports Fastify.' };

@@ -34,6 +34,30 @@ const TOKEN: JsonSchema = {
   properties: { access_token: { type: 'string' }, token_type: { const: 'Bearer' }, expires_in: { type: 'integer' }, scope: { type: 'string' } },
 };
 
+const EVENT: JsonSchema = {
+  type: 'object',
+  required: ['id', 'type', 'sequence', 'created_at', 'api_version', 'data'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    type: { type: 'string' },
+    sequence: { type: 'integer' },
+    created_at: { type: 'string', format: 'date-time' },
+    api_version: { type: 'string' },
+    data: { type: 'object', required: ['object'], properties: { object: { type: 'object' } } },
+    previous_attributes: { type: 'object' },
+  },
+};
+
+const EVENT_LIST: JsonSchema = {
+  type: 'object',
+  required: ['data', 'pagination', 'links'],
+  properties: {
+    data: { type: 'array', items: EVENT },
+    pagination: { type: 'object', required: ['next_cursor', 'has_more'], properties: { next_cursor: { type: ['string', 'null'] }, has_more: { type: 'boolean' } } },
+    links: { type: 'array' },
+  },
+};
+
 /** Every platform operation, with the paths the model decides (the users resource) and the current version. */
 export function platformOperations(model: CompiledModel, version: string): Operation[] {
   const none = { authentication: 'none' as const, grants: [], scopes: [], csrf: false, idempotent: false };
@@ -129,6 +153,31 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       output: { 200: { type: 'object', required: ['keys'], properties: { keys: { type: 'array' } } } },
       errors: [...TRANSPORT],
       description: 'The public keys that verify bearer tokens (RFC 7517).',
+    },
+    {
+      ...none,
+      authentication: 'required',
+      grants: ['authenticated'],
+      id: 'events.list',
+      method: 'GET',
+      path: '/events',
+      kind: 'platform',
+      input: {
+        query: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            after: { type: 'string', description: 'An event id: the events after it (400 INVALID_PARAMETER when no kept event has it).' },
+            cursor: { type: 'string' },
+            limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+            type: { type: 'string', description: 'Event types, comma-separated, `*` matching any characters (`order.*`).' },
+          },
+        },
+      },
+      output: { 200: EVENT_LIST },
+      errors: [...TRANSPORT, 'UNAUTHENTICATED', 'INVALID_QUERY', 'INVALID_PARAMETER', 'RATE_LIMITED'],
+      description:
+        'The events the caller may see, oldest first (cursor pagination); with `Accept: text/event-stream` a Server-Sent Events stream that resumes after `Last-Event-ID` or `after`.',
     },
     {
       ...none,

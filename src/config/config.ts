@@ -73,6 +73,26 @@ export interface Config {
   idempotencyPurgeIntervalSeconds: number;
   /** How long an API key's principal is cached; events evict it sooner. 0 disables the cache. */
   authCacheTtlMs: number;
+  /** Events are kept this many days, then purged (DESIGN §9: 30). */
+  eventRetentionDays: number;
+  /** How often each process reads the event log with no wake-up (and, on PostgreSQL, stamps what a dead writer left). */
+  eventPollMs: number;
+  /** Seconds between heartbeat comments on event streams (CANON_SSE_HEARTBEAT, DESIGN §9: 15). */
+  sseHeartbeatSeconds: number;
+  /** The reconnection delay streams suggest (`retry:`), milliseconds. */
+  sseRetryMs: number;
+  /** Bytes a stream may have queued before the client is cut off (it resumes by Last-Event-ID). */
+  sseBufferBytes: number;
+  /** Streams one credential may hold open on one process. */
+  sseMaxStreamsPerPrincipal: number;
+  /** `embedded`: `canon serve` runs the delivery and payment workers; `off`: `canon worker` processes do. */
+  worker: 'embedded' | 'off' | undefined;
+  /** Allow webhook targets on private, loopback and link-local addresses (tests, development). Never `http://`. */
+  webhookAllowPrivate: boolean;
+  /** CANON_WEBHOOK_RETRY_SCHEDULE: seconds before each attempt, the first included; undefined for the default. */
+  webhookRetrySchedule: string | undefined;
+  /** Bound of one delivery attempt, headers and body (DESIGN §9: 15 s). */
+  webhookTimeoutMs: number;
   rateLimits: RateLimits;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
@@ -127,6 +147,16 @@ export const DEFAULTS: Config = {
   idempotencyTtlSeconds: 86_400,
   idempotencyPurgeIntervalSeconds: 600,
   authCacheTtlMs: 10_000,
+  eventRetentionDays: 30,
+  eventPollMs: 1000,
+  sseHeartbeatSeconds: 15,
+  sseRetryMs: 3000,
+  sseBufferBytes: 1_048_576,
+  sseMaxStreamsPerPrincipal: 100,
+  worker: undefined,
+  webhookAllowPrivate: false,
+  webhookRetrySchedule: undefined,
+  webhookTimeoutMs: 15_000,
   rateLimits: {
     enabled: true,
     algorithm: 'token-bucket',
@@ -219,6 +249,16 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('idempotencyTtlSeconds', int(env.CANON_IDEMPOTENCY_TTL, 'CANON_IDEMPOTENCY_TTL'));
   set('idempotencyPurgeIntervalSeconds', int(env.CANON_IDEMPOTENCY_PURGE_INTERVAL, 'CANON_IDEMPOTENCY_PURGE_INTERVAL'));
   set('authCacheTtlMs', int(env.CANON_AUTH_CACHE_TTL_MS, 'CANON_AUTH_CACHE_TTL_MS'));
+  set('eventRetentionDays', int(env.CANON_EVENT_RETENTION_DAYS, 'CANON_EVENT_RETENTION_DAYS'));
+  set('eventPollMs', int(env.CANON_EVENT_POLL_MS, 'CANON_EVENT_POLL_MS'));
+  set('sseHeartbeatSeconds', int(env.CANON_SSE_HEARTBEAT, 'CANON_SSE_HEARTBEAT'));
+  set('sseRetryMs', int(env.CANON_SSE_RETRY_MS, 'CANON_SSE_RETRY_MS'));
+  set('sseBufferBytes', int(env.CANON_SSE_BUFFER_BYTES, 'CANON_SSE_BUFFER_BYTES'));
+  set('sseMaxStreamsPerPrincipal', int(env.CANON_SSE_MAX_STREAMS_PER_PRINCIPAL, 'CANON_SSE_MAX_STREAMS_PER_PRINCIPAL'));
+  set('worker', oneOf(env.CANON_WORKER, 'CANON_WORKER', ['embedded', 'off'] as const));
+  if (env.CANON_WEBHOOK_ALLOW_PRIVATE === '1' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'true' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'on') out.webhookAllowPrivate = true;
+  set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);
+  set('webhookTimeoutMs', int(env.CANON_WEBHOOK_TIMEOUT_MS, 'CANON_WEBHOOK_TIMEOUT_MS'));
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
   if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');

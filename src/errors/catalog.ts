@@ -10,6 +10,10 @@ export const ERROR_CATALOG = {
   BAD_REQUEST: { status: 400, description: 'The request is malformed: a bad query, path or header value.' },
   INVALID_JSON: { status: 400, description: 'The body is not valid JSON, is empty, nests too deeply or carries a forbidden key (`__proto__`, `constructor`).' },
   INVALID_QUERY: { status: 400, description: 'A query parameter is unknown, not allowed on this resource, or malformed; `details` names each.' },
+  INVALID_PARAMETER: {
+    status: 400,
+    description: 'A parameter names something that does not exist or no longer does: `after` on `/events` with an unknown event id, or one past the retention period.',
+  },
   UNAUTHENTICATED: { status: 401, description: 'Credentials are missing or invalid; the response carries `WWW-Authenticate`.' },
   FORBIDDEN: { status: 403, description: 'The caller is authenticated but not allowed to do this.' },
   INSUFFICIENT_SCOPE: { status: 403, description: 'The credential’s scopes do not cover this request; `WWW-Authenticate` names the scope needed.' },

@@ -25,6 +25,7 @@ import { registerOperations } from './operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
 import { serviceHandlers } from './service-routes.js';
+import { EVENTS_PATH, eventHandlers, wantsEventStream } from './event-routes.js';
 import type { HttpDeps } from './deps.js';
 
 export type { HttpDeps } from './deps.js';
@@ -163,7 +164,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
-      if (!acceptsJson(request.headers.accept)) throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
+      // /events also speaks text/event-stream (DESIGN §9); every other endpoint only JSON.
+      if (!acceptsJson(request.headers.accept) && !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)))
+        throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
       if (request.is404) return unmatched(request, reply);
       const malformed = (request.query as ParsedQuery)[MALFORMED];
       if (malformed) {
@@ -200,9 +203,15 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
   registerBodyParsers(app, config);
-  registerOperations(app, catalog, { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps) }, resourceRoutes(deps), (op, spec) => {
-    // An object read's own hook is the authentication the lean path performs itself.
-    if (op.kind === 'read') hooks.acknowledgeRoute(spec);
-  });
+  registerOperations(
+    app,
+    catalog,
+    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events) },
+    resourceRoutes(deps),
+    (op, spec) => {
+      // An object read's own hook is the authentication the lean path performs itself.
+      if (op.kind === 'read') hooks.acknowledgeRoute(spec);
+    },
+  );
   return app;
 }

@@ -16,6 +16,7 @@ import type { ListPages } from '../services/list-pages.js';
 import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
+import type { EventDeps } from './event-routes.js';
 
 export interface HttpDeps {
   /** Every operation served (src/catalog/catalog.ts): routes, Allow and the lean read path's targets come from it. */
@@ -48,4 +49,6 @@ export interface HttpDeps {
    */
   readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
   log: Logger;
+  /** The event list and stream (src/http/event-routes.ts). */
+  events: EventDeps;
 }

@@ -21,6 +21,9 @@ import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
 import { persistentValue } from './data-dir.js';
 import { seedIfEmpty } from './seed.js';
+import { EventFeed } from '../events/feed.js';
+import { EventHub } from '../events/hub.js';
+import { streamGuard } from '../events/stream-guard.js';
 
 export interface ApiOptions {
   /** Called with the HTTP app before it is ready: add Fastify plugins, hooks or routes of your own. */
@@ -77,6 +80,21 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
   const catalog = buildCatalog(model);
+  // One reader of the log for every stream of this process, woken by commits anywhere (src/runtime/event-signal.ts).
+  const hub = new EventHub(store, {
+    pollMs: config.eventPollMs,
+    heartbeatMs: config.sseHeartbeatSeconds * 1000,
+    ringSize: 4096,
+    batch: 500,
+    onError: (err) => log.warn({ err }, 'event hub'),
+  });
+  const stopWaking = core.events.on(() => hub.wake());
+  // Each tick: stamp what a writer that died after its commit left unsequenced (PostgreSQL), then re-check credentials of streams.
+  hub.onTick(async () => {
+    await store.sequenceEvents();
+  });
+  hub.onTick(streamGuard(hub, () => store.credentialEpoch(), 60_000));
+  await hub.start();
   const app = await buildHttpApp({
     catalog,
     model,
@@ -98,10 +116,23 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
     limiter: new RateLimiter(shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters, config.rateLimits),
     log,
+    events: {
+      feed: new EventFeed(store, model, secret),
+      hub,
+      retryMs: config.sseRetryMs,
+      maxBufferBytes: config.sseBufferBytes,
+      maxStreamsPerPrincipal: config.sseMaxStreamsPerPrincipal,
+    },
   });
   built.app = app;
   // Embedding code adds its own plugins and hooks here; the lean read path stands aside for any it cannot vouch for.
   await options.configureHttp?.(app);
   await app.ready();
-  return { app, catalog, signingKeys, generatedAdminKey, seeded, close: () => app.close() };
+  const close = async (): Promise<void> => {
+    stopWaking();
+    // Streams end first (clients resume elsewhere by Last-Event-ID); an open stream would hold the server's close.
+    await hub.close();
+    await app.close();
+  };
+  return { app, catalog, signingKeys, generatedAdminKey, seeded, close };
 }

@@ -6,15 +6,15 @@ import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
 import { Idempotency } from '../services/idempotency.js';
 import { ResourceService } from '../services/resource-service.js';
-import type { Store, StoredEvent } from '../store/types.js';
+import type { Store } from '../store/types.js';
 import { appOf, withPlatform } from './app-def.js';
 import { existingValue, randomSecret } from './data-dir.js';
 import { createLogger, type Logger } from './logger.js';
 import { openShared, type Shared } from './open-shared.js';
 import { openStore } from './open-store.js';
 
-/** The fan-out channel carrying committed events. */
-export const EVENTS_CHANNEL = 'events';
+import { EventSignal } from './event-signal.js';
+export { EVENTS_CHANNEL } from './event-signal.js';
 
 export interface CoreOptions {
   appDef?: AppDef;
@@ -35,6 +35,8 @@ export interface Core {
   file: string | undefined;
   /** Counters and fan-out: in this process, or on Redis for every process. */
   shared: Shared;
+  /** Wakes what follows the event log (streams, webhook dispatch) when events may have been committed. */
+  events: EventSignal;
   clock: () => Date;
   passwords: PasswordHasher;
   services: ResourceService;
@@ -54,12 +56,11 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
   await store.migrate(model);
   const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
-  // Committed events go to every process (their SSE clients, later); a failed publish never fails the write.
-  const publish = (events: StoredEvent[]): void => {
-    shared.fanout.publish(EVENTS_CHANNEL, JSON.stringify(events)).catch(() => undefined);
-  };
+  // A commit with events wakes every follower of the log, here and in the other processes; a failed publish never fails the write.
+  const events = new EventSignal(shared.fanout, store);
+  await events.start();
   const passwords = new PasswordHasher(config.passwordCost, config.passwordWork);
-  const services = new ResourceService(store, model, clock, passwords, publish);
+  const services = new ResourceService(store, model, clock, passwords, () => events.committed());
   // Without CANON_SECRET (development only), the generated secret lives in the database, so every process and
   // every restart agree: cursors, idempotency fingerprints, sealed signing keys and device cookies survive
   // both. A SQLite deployment of an earlier build keeps the secret it wrote beside its file.
@@ -73,12 +74,14 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     store,
     file,
     shared,
+    events,
     clock,
     passwords,
     services,
     idempotency,
     secret,
     close: async () => {
+      await events.close();
       await store.close();
       await shared.counters.close();
       await shared.fanout.close();

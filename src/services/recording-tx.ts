@@ -1,8 +1,8 @@
 // A transaction wrapper that records the events appended in it, so they can be fanned out once committed, and moves the credentials epoch at most once.
-import type { Condition, EventRecord, IdempotencyRecord, ListQuery, LockMode, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
+import type { Condition, EventFilter, EventRecord, IdempotencyRecord, ListQuery, LockMode, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
 
 export class RecordingTx implements Tx {
-  readonly events: StoredEvent[] = [];
+  readonly events: EventRecord[] = [];
   private bumped = false;
 
   constructor(private readonly tx: Tx) {}
@@ -31,8 +31,16 @@ export class RecordingTx implements Tx {
     return this.tx.sum(resource, where, factors);
   }
 
-  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    return this.tx.listEvents(afterSequence, limit);
+  listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
+    return this.tx.listEvents(afterSequence, limit, filter);
+  }
+
+  findEvent(id: string): Promise<StoredEvent | null> {
+    return this.tx.findEvent(id);
+  }
+
+  lastEventSequence(): Promise<number> {
+    return this.tx.lastEventSequence();
   }
 
   insert(resource: string, record: StoredRecord): Promise<void> {
@@ -66,9 +74,8 @@ export class RecordingTx implements Tx {
     return this.tx.bumpCredentialEpoch();
   }
 
-  async appendEvent(event: EventRecord): Promise<StoredEvent> {
-    const stored = await this.tx.appendEvent(event);
-    this.events.push(stored);
-    return stored;
+  async appendEvent(event: EventRecord): Promise<void> {
+    await this.tx.appendEvent(event);
+    this.events.push(event);
   }
 }

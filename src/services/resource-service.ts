@@ -7,7 +7,7 @@ import { newestVersion, resourceOf, type CompiledModel, type CompiledResource } 
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
 import { objectSchemaOf } from '../model/schema.js';
-import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../store/types.js';
+import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type EventRecord, type StoredRecord, type Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, type Loaded } from './access.js';
 
 export type { Loaded };
@@ -62,7 +62,7 @@ export class ResourceService {
     /** Hashes passwords for hooks (`ctx.hashPassword`), through the process's bounded queue. */
     private readonly passwords: Pick<PasswordHasher, 'hash'>,
     /** Called with a transaction's events once it has committed (the fan-out publishes them). */
-    private readonly onCommit?: (events: StoredEvent[]) => void,
+    private readonly onCommit?: (events: readonly EventRecord[]) => void,
   ) {}
 
   /** The newest version's date: events are stored in its shape. */

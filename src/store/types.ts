@@ -48,7 +48,22 @@ export interface EventRecord {
 }
 
 export interface StoredEvent extends EventRecord {
+  /**
+   * The log's position, one counter per store, strictly increasing in commit order (DESIGN §9): a reader
+   * that has seen N never later finds a committed event below N. On PostgreSQL it is stamped after commit
+   * (src/store/postgres/event-sequencer.ts); until then an event is not listed.
+   */
   sequence: number;
+}
+
+/** Which events a reader may see and asked for; every part is optional and they combine with AND. */
+export interface EventFilter {
+  /** Only events of objects this user owns (null: events of objects nobody owns). */
+  ownerId?: string | null;
+  /** Only events of these resources (an empty list passes none). */
+  resources?: readonly string[];
+  /** Type patterns, `*` matching any characters (`order.*`); any one passes. */
+  types?: readonly string[];
 }
 
 /** Raised by adapters when a unique constraint rejects a write; services map it to 409. */
@@ -112,7 +127,12 @@ export interface Reader {
   getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]>;
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null>;
   list(resource: string, query: ListQuery): Promise<ListResult>;
-  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]>;
+  /** The sequenced events after `afterSequence` that pass `filter`, in sequence order. */
+  listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]>;
+  /** One sequenced event by id, or null (never written, purged, or on PostgreSQL not stamped yet). */
+  findEvent(id: string): Promise<StoredEvent | null>;
+  /** The highest sequence stamped so far (0 for an empty log): the head a new stream starts from. */
+  lastEventSequence(): Promise<number>;
   /** The record stored under `scopeKey`, live or expired. */
   findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null>;
 }
@@ -127,7 +147,8 @@ export interface Tx extends Reader {
   /** Writes the whole record; the adapter bumps nothing itself, the service sets version and updated_at. */
   update(resource: string, record: StoredRecord): Promise<void>;
   delete(resource: string, id: string): Promise<boolean>;
-  appendEvent(event: EventRecord): Promise<StoredEvent>;
+  /** Adds an event to the log, committed with the transaction; its sequence is the store's to give (see StoredEvent). */
+  appendEvent(event: EventRecord): Promise<void>;
   /** Stores a record; UniqueViolation (resource `idempotency`, field `scope_key`) when the key has one already. */
   insertIdempotency(record: IdempotencyRecord): Promise<void>;
   /** Removes the record under `scopeKey` if it expired at or before `now` (Unix ms); true when one went. */
@@ -154,6 +175,20 @@ export interface Store extends Reader {
    * one (with one lifetime for all keys, insertion order is expiry order); returns how many went.
    */
   purgeIdempotency(now: number, batch: number): Promise<number>;
+  /**
+   * Gives the committed events that have none their sequence, in commit order, and returns how many it
+   * stamped. PostgreSQL allocates identities at insert, not at commit, so its sequence is stamped here,
+   * after commit, by one stamper at a time; a writer's process calls it after its commit and a sweep
+   * catches events whose writer died in between. SQLite numbers events under its single writer: nothing to do.
+   */
+  sequenceEvents(): Promise<number>;
+  /** Deletes at most `batch` events created before `before` (ISO 8601), oldest first; returns how many went. */
+  purgeEvents(before: string, batch: number): Promise<number>;
+  /**
+   * Calls `listener` whenever another process of the deployment may have sequenced events (PostgreSQL
+   * LISTEN/NOTIFY); returns the way to stop. A hint only: readers also poll. SQLite has no such channel.
+   */
+  watchEvents(listener: () => void): () => void;
   /**
    * The credentials epoch: it moves whenever a committed transaction changed a credential, in this process
    * or any other using the same database. Cached credentials are valid only at the epoch they were read at.

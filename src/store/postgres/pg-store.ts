@@ -7,6 +7,7 @@ import {
   StoreBusy,
   UniqueViolation,
   type Condition,
+  type EventFilter,
   type EventRecord,
   type IdempotencyRecord,
   type ListQuery,
@@ -25,6 +26,12 @@ import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
 import { searchDocument } from './search.js';
 import { EpochWatch } from './epoch-watch.js';
+import { ChannelListener } from './channel-listener.js';
+import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer.js';
+import { eventPageSql, purgeEventsSql } from '../sql/events.js';
+
+/** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
+const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
 import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_CHANNEL, CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
@@ -58,6 +65,8 @@ const types = {
 class PgOps implements Tx {
   /** The credentials epoch this transaction moved to, known to this process once it commits. */
   bumpedTo: number | undefined;
+  /** Whether this transaction wrote events: once it commits, they are stamped. */
+  appended = false;
 
   constructor(
     private readonly db: Queryable,
@@ -127,8 +136,24 @@ class PgOps implements Tx {
     return result;
   }
 
-  async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    return (await this.rows('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?', [afterSequence, limit])).map((row) => eventFromRow(row, pgCodec));
+  /** Only stamped events exist for readers: the commit-ordered `commit_sequence` is the API's `sequence`. */
+  async listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
+    const sql = eventPageSql('commit_sequence', EVENT_COLUMNS, afterSequence, limit, filter);
+    return (await this.rows(sql.text, sql.params)).map((row) => eventFromRow(row, pgCodec));
+  }
+
+  async findEvent(id: string): Promise<StoredEvent | null> {
+    try {
+      const [row] = await this.rows(`SELECT ${EVENT_COLUMNS} FROM canon_events WHERE id = ? AND commit_sequence IS NOT NULL`, [id]);
+      return row ? eventFromRow(row, pgCodec) : null;
+    } catch (err) {
+      if ((err as { code?: string }).code === '22P02') return null;
+      throw err;
+    }
+  }
+
+  async lastEventSequence(): Promise<number> {
+    return Number((await this.rows('SELECT last FROM canon_event_sequencer WHERE id = 1', []))[0]?.last ?? 0);
   }
 
   async insert(resource: string, record: StoredRecord): Promise<void> {
@@ -165,9 +190,11 @@ class PgOps implements Tx {
     return ((await this.db.query(numbered(`DELETE FROM ${quote(r.table)} WHERE id = ?`), [id])).rowCount ?? 0) > 0;
   }
 
-  async appendEvent(e: EventRecord): Promise<StoredEvent> {
-    const [row] = await this.rows(
-      'INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING sequence',
+  /** Unstamped: the sequencer numbers it once committed (src/store/postgres/event-sequencer.ts). */
+  async appendEvent(e: EventRecord): Promise<void> {
+    this.appended = true;
+    await this.db.query(
+      numbered('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
       [
         e.id,
         e.type,
@@ -180,7 +207,6 @@ class PgOps implements Tx {
         e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
       ],
     );
-    return { ...e, sequence: Number(row!.sequence) };
   }
 
   async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
@@ -235,6 +261,8 @@ export class PgStore implements Store {
   private model: CompiledModel | undefined;
   private readonly reads: PgOps;
   private readonly epoch: EpochWatch;
+  private readonly sequencer: EventSequencer;
+  private readonly eventsChannel: ChannelListener;
 
   constructor(options: PgOptions) {
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
@@ -244,6 +272,29 @@ export class PgStore implements Store {
     this.pool.on('error', () => undefined);
     this.reads = new PgOps(this.pool, () => this.requireModel());
     this.epoch = new EpochWatch(() => new pg.Client(connection), this.pool);
+    this.sequencer = new EventSequencer(this.pool);
+    this.eventsChannel = new ChannelListener(EVENTS_CHANNEL, () => new pg.Client(connection));
+  }
+
+  sequenceEvents(): Promise<number> {
+    return this.sequencer.run();
+  }
+
+  watchEvents(listener: () => void): () => void {
+    return this.eventsChannel.add(listener);
+  }
+
+  /** By insertion position: old rows are all stamped (the sweep runs every second), and it is the primary key. */
+  async purgeEvents(before: string, batch: number): Promise<number> {
+    return (await this.pool.query(numbered(purgeEventsSql('sequence')), [before, batch])).rowCount ?? 0;
+  }
+
+  findEvent(id: string): Promise<StoredEvent | null> {
+    return this.reads.findEvent(id);
+  }
+
+  lastEventSequence(): Promise<number> {
+    return this.reads.lastEventSequence();
   }
 
   credentialEpoch(): number | Promise<number> {
@@ -262,6 +313,7 @@ export class PgStore implements Store {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       await client.query(META_TABLE);
       await client.query(EVENTS_TABLE);
+      for (const statement of SEQUENCER_DDL) await client.query(statement);
       await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', true));
       await client.query(CREDENTIAL_EPOCH_TABLE);
       await client.query(SEED_CREDENTIAL_EPOCH);
@@ -320,8 +372,8 @@ export class PgStore implements Store {
     return this.reads.list(resource, query);
   }
 
-  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    return this.reads.listEvents(afterSequence, limit);
+  listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
+    return this.reads.listEvents(afterSequence, limit, filter);
   }
 
   findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {
@@ -350,6 +402,8 @@ export class PgStore implements Store {
         const result = await fn(ops);
         await client.query('COMMIT');
         if (ops.bumpedTo !== undefined) this.epoch.seen(ops.bumpedTo);
+        // Off the request path: the caller's events become readable once stamped (a failure is left to the sweep).
+        if (ops.appended) this.sequencer.run().catch(() => undefined);
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -372,6 +426,8 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.sequencer.run().catch(() => undefined);
+    await this.eventsChannel.close();
     await this.epoch.close();
     await this.pool.end();
   }

@@ -56,6 +56,12 @@ export const EVENTS_TABLE = `CREATE TABLE IF NOT EXISTS canon_events (
   previous_attributes TEXT
 )`;
 
+/** A customer's feed reads its own events in sequence order; retention deletes by age. */
+export const EVENT_INDEXES = [
+  'CREATE INDEX IF NOT EXISTS ix_canon_events_owner ON canon_events (owner_id, sequence)',
+  'CREATE INDEX IF NOT EXISTS ix_canon_events_created ON canon_events (created_at)',
+];
+
 export function ftsTable(resource: CompiledResource): string {
   return `fts_${resource.table}`;
 }

@@ -6,6 +6,7 @@ import { prepare } from './native-handles.js';
 import {
   UniqueViolation,
   type Condition,
+  type EventFilter,
   type EventRecord,
   type IdempotencyRecord,
   type ListQuery,
@@ -20,6 +21,7 @@ import { quote } from './ddl.js';
 import { RANK_COLUMN, getManySql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
+import { eventPageSql } from '../sql/events.js';
 import { sqliteCodec } from './rows.js';
 
 type Db = Database.Database;
@@ -101,9 +103,20 @@ export class SqliteOps implements Tx {
     return result;
   }
 
-  async listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    const rows = this.conn.stmt('SELECT * FROM canon_events WHERE sequence > ? ORDER BY sequence LIMIT ?').all(afterSequence, limit) as Row[];
-    return rows.map((row) => eventFromRow(row, sqliteCodec));
+  async listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
+    const sql = eventPageSql('sequence', '*', afterSequence, limit, filter);
+    return (this.conn.stmt(sql.text).all(...sql.params) as Row[]).map((row) => eventFromRow(row, sqliteCodec));
+  }
+
+  async findEvent(id: string): Promise<StoredEvent | null> {
+    const row = this.conn.stmt('SELECT * FROM canon_events WHERE id = ?').get(id) as Row | undefined;
+    return row ? eventFromRow(row, sqliteCodec) : null;
+  }
+
+  async lastEventSequence(): Promise<number> {
+    // The AUTOINCREMENT high-water mark survives the purge of every row: a stream never restarts below it.
+    const mark = this.conn.stmt("SELECT seq FROM sqlite_sequence WHERE name = 'canon_events'").pluck().get() as number | undefined;
+    return mark ?? 0;
   }
 
   async insert(resource: string, record: StoredRecord): Promise<void> {
@@ -127,8 +140,8 @@ export class SqliteOps implements Tx {
     return this.conn.stmt(`DELETE FROM ${quote(r.table)} WHERE id = ?`).run(id).changes > 0;
   }
 
-  async appendEvent(e: EventRecord): Promise<StoredEvent> {
-    const info = this.conn
+  async appendEvent(e: EventRecord): Promise<void> {
+    this.conn
       .stmt('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
       .run(
         e.id,
@@ -141,7 +154,6 @@ export class SqliteOps implements Tx {
         JSON.stringify(e.data),
         e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
       );
-    return { ...e, sequence: Number(info.lastInsertRowid) };
   }
 
   // Idempotency records live on the write connection whichever ops ask (see SqliteStore.findIdempotency).

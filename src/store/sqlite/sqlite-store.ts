@@ -5,12 +5,24 @@ import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { Mutex } from '../mutex.js';
 import { openDatabase } from './native-handles.js';
 import { Connection, SqliteOps } from './sqlite-ops.js';
-import { type Condition, type IdempotencyRecord, type ListQuery, type ListResult, type Reader, type Store, type StoredEvent, type StoredRecord, type Tx } from '../types.js';
+import {
+  type Condition,
+  type EventFilter,
+  type IdempotencyRecord,
+  type ListQuery,
+  type ListResult,
+  type Reader,
+  type Store,
+  type StoredEvent,
+  type StoredRecord,
+  type Tx,
+} from '../types.js';
 import { SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX, idempotencyTable, sqliteIdempotencyWithoutUniqueIndex } from '../sql/idempotency.js';
 import { IdempotencyDirectory } from './idempotency-directory.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
-import { EVENTS_TABLE, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
+import { purgeEventsSql } from '../sql/events.js';
+import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RecordCache } from './record-cache.js';
 
 /**
@@ -88,6 +100,7 @@ export class SqliteStore implements Store {
     const db = this.writer.db;
     db.transaction(() => {
       db.exec(EVENTS_TABLE);
+      for (const ix of EVENT_INDEXES) db.exec(ix);
       db.exec(CREDENTIAL_EPOCH_TABLE);
       db.exec(META_TABLE);
       db.exec(SEED_CREDENTIAL_EPOCH);
@@ -224,8 +237,30 @@ export class SqliteStore implements Store {
     return this.read((o) => o.list(resource, query));
   }
 
-  listEvents(afterSequence: number, limit: number): Promise<StoredEvent[]> {
-    return this.read((o) => o.listEvents(afterSequence, limit));
+  listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
+    return this.read((o) => o.listEvents(afterSequence, limit, filter));
+  }
+
+  findEvent(id: string): Promise<StoredEvent | null> {
+    return this.read((o) => o.findEvent(id));
+  }
+
+  lastEventSequence(): Promise<number> {
+    return this.read((o) => o.lastEventSequence());
+  }
+
+  /** Events are numbered by AUTOINCREMENT under the one writer, so in commit order already. */
+  async sequenceEvents(): Promise<number> {
+    return 0;
+  }
+
+  purgeEvents(before: string, batch: number): Promise<number> {
+    return this.mutex.run(async () => this.writer.stmt(purgeEventsSql('sequence')).run(before, batch).changes);
+  }
+
+  /** No cross-process channel on a file: other processes' events reach readers by the fan-out or by polling. */
+  watchEvents(): () => void {
+    return () => undefined;
   }
 
   /**

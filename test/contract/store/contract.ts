@@ -245,6 +245,87 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       assert.equal((await store.listEvents(0, 1000)).length, before);
     });
 
+    const event = (type: string, owner: string | null = null, resource = 'contract-things') => ({
+      id: id(),
+      type,
+      resource,
+      object_id: id(),
+      owner_id: owner,
+      api_version: '2026-03-01',
+      created_at: new Date().toISOString(),
+      data: { object: {} },
+    });
+
+    it('sequences follow commit order: an event committed later never gets a number below one already readable', async () => {
+      const early = event('order.created');
+      const late = event('order.created');
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let appended!: () => void;
+      const inserted = new Promise<void>((resolve) => (appended = resolve));
+      // The first transaction appends first but commits last.
+      const first = store.transaction(async (tx) => {
+        await tx.appendEvent(early);
+        appended();
+        await held;
+      });
+      await inserted;
+      const second = store.transaction((tx) => tx.appendEvent(late));
+      // SQLite: one writer, so the second waits for the first; PostgreSQL: it commits first.
+      const secondFirst = await Promise.race([second.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 500))]);
+      if (secondFirst) {
+        await store.sequenceEvents();
+        const readable = (await store.listEvents(0, 100_000)).filter((e) => e.id === early.id || e.id === late.id);
+        assert.deepEqual(
+          readable.map((e) => e.id),
+          [late.id],
+          'the uncommitted event has no number yet',
+        );
+      }
+      release();
+      await first;
+      await second;
+      await store.sequenceEvents();
+      const both = (await store.listEvents(0, 100_000)).filter((e) => e.id === early.id || e.id === late.id);
+      assert.equal(both.length, 2);
+      assert.ok(both[0]!.sequence < both[1]!.sequence);
+      if (secondFirst)
+        assert.deepEqual(
+          both.map((e) => e.id),
+          [late.id, early.id],
+          'numbered in commit order',
+        );
+      assert.equal(await store.lastEventSequence(), Math.max(...(await store.listEvents(0, 100_000)).map((e) => e.sequence)));
+    });
+
+    it('finds an event by id, filters by owner, resource and type pattern, and purges by age', async () => {
+      const owner = id();
+      const a = event('order_item.created', owner);
+      const b = event('order.paid', owner, 'orders');
+      const c = event('orderXitem.created', null);
+      const old = { ...event('order.created'), created_at: '2020-01-01T00:00:00.000Z' };
+      await store.transaction(async (tx) => {
+        for (const e of [a, b, c, old]) await tx.appendEvent(e);
+      });
+      await store.sequenceEvents();
+      const found = await store.findEvent(a.id);
+      assert.equal(found?.type, 'order_item.created');
+      assert.equal(await store.findEvent(id()), null);
+      assert.equal(await store.findEvent('not-a-uuid'), null);
+      const from = found!.sequence - 1;
+      const ids = async (filter: Parameters<Store['listEvents']>[2]) => (await store.listEvents(from, 100, filter)).map((e) => e.id);
+      assert.deepEqual(await ids({ ownerId: owner }), [a.id, b.id]);
+      assert.deepEqual(await ids({ types: ['order_item.*'] }), [a.id], '_ is literal');
+      assert.deepEqual(await ids({ types: ['*.paid', 'orderX*'] }), [b.id, c.id]);
+      assert.deepEqual(await ids({ resources: ['orders'] }), [b.id]);
+      assert.deepEqual(await ids({ resources: [] }), []);
+      const head = await store.lastEventSequence();
+      assert.ok((await store.purgeEvents('2021-01-01T00:00:00.000Z', 1000)) >= 1);
+      assert.equal(await store.findEvent(old.id), null);
+      assert.ok(await store.findEvent(a.id));
+      assert.equal(await store.lastEventSequence(), head, 'the head survives the purge');
+    });
+
     it('appends events with increasing sequences and lists them in order', async () => {
       const ids = [id(), id(), id()];
       await store.transaction(async (tx) => {
@@ -262,6 +343,7 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
           });
         }
       });
+      await store.sequenceEvents();
       const all = await store.listEvents(0, 10_000);
       const mine = all.filter((e) => ids.includes(e.id));
       assert.deepEqual(

@@ -33,7 +33,7 @@ for (const mode of MODES) {
       const res = await server.request('GET', `/v2/products?offset=0&limit=100`);
       return res.body.data.filter((p: { name: string }) => p.name === name).length;
     };
-    const events = async (id: string): Promise<number> => (await server.runtime.store.listEvents(0, 100_000)).filter((e) => e.object_id === id).length;
+    const events = async (id: string): Promise<number> => (await server.runtime.store.sequenceEvents(), await server.runtime.store.listEvents(0, 100_000)).filter((e) => e.object_id === id).length;
 
     it('50 concurrent POSTs with one key make exactly one object and one event; the rest replay or are 409', async () => {
       const key = randomUUID();
@@ -136,6 +136,7 @@ for (const mode of MODES) {
       const again = await server.request('POST', `/v2/orders/${order.body.id}/cancel`, { headers: { 'idempotency-key': key } });
       assert.equal(again.status, 200);
       assert.equal(again.headers['idempotent-replayed'], 'true');
+      await server.runtime.store.sequenceEvents();
       assert.equal((await server.runtime.store.listEvents(0, 100_000)).filter((e) => e.object_id === order.body.id && e.type === 'order.cancelled').length, 1);
     });
 

@@ -1,0 +1,115 @@
+// GET /events: the event list in the §6 cursor shape, or with `Accept: text/event-stream` the live stream that resumes by Last-Event-ID.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import { AppError } from '../errors/app-error.js';
+import { eventView } from '../events/event-view.js';
+import type { EventFeed, FeedQuery } from '../events/feed.js';
+import type { EventHub } from '../events/hub.js';
+import { EventStream, type CloseReason } from '../events/stream.js';
+import { eventMatcher } from '../events/visibility.js';
+import { newestVersion } from '../model/compile.js';
+import type { ApiVersion } from '../model/versions.js';
+import { cookiesOf, verifiedCertificateSha256 } from './auth-hooks.js';
+import type { HttpDeps } from './deps.js';
+import type { RouteSpec } from './operation-routes.js';
+import { authHook } from './auth-hooks.js';
+
+export const EVENTS_PATH = '/events';
+const EVENT_STREAM = 'text/event-stream';
+
+/** What the events endpoint needs beyond the common dependencies. */
+export interface EventDeps {
+  feed: EventFeed;
+  hub: EventHub;
+  /** Reconnection delay suggested to clients (`retry:`, sent once). */
+  retryMs: number;
+  maxBufferBytes: number;
+  /** Streams one principal may hold at once in this process (429 past it). */
+  maxStreamsPerPrincipal: number;
+}
+
+/** Whether the client asks for the stream: `text/event-stream` preferred over JSON (RFC 9110 §12.5.1). */
+export function wantsEventStream(accept: string | undefined): boolean {
+  if (!accept) return false;
+  return new Negotiator({ headers: { accept } }).mediaType(['application/json', EVENT_STREAM]) === EVENT_STREAM;
+}
+
+/**
+ * The version payloads are rendered in. `/events` has no version segment; until the selection strategies of
+ * issue 16 apply to unversioned paths, it is the current version.
+ */
+function versionOf(deps: HttpDeps): ApiVersion {
+  return newestVersion(deps.model);
+}
+
+export function eventHandlers(deps: HttpDeps, events: EventDeps): Record<string, RouteSpec> {
+  const open = new Map<string, number>();
+  const list: RouteSpec = {
+    onRequest: authHook(deps),
+    handler: async (request: FastifyRequest, reply: FastifyReply) => {
+      const principal = request.principal!;
+      const version = versionOf(deps);
+      const query = request.query as FeedQuery;
+      if (wantsEventStream(request.headers.accept)) {
+        const header = request.headers['last-event-id'];
+        const lastEventId = typeof header === 'string' && header !== '' ? header : undefined;
+        const feedRequest = events.feed.parse(query, lastEventId);
+        const after = await events.feed.startOf(feedRequest, () => deps.store.lastEventSequence(), lastEventId !== undefined ? 'Last-Event-ID' : 'after');
+        const key = `${principal.kind}:${principal.credentialId}`;
+        const held = open.get(key) ?? 0;
+        if (held >= events.maxStreamsPerPrincipal) {
+          throw new AppError('RATE_LIMITED', `This credential holds ${held} event streams on this server already; close one first.`, { headers: { 'retry-after': '5' } });
+        }
+        open.set(key, held + 1);
+        const filter = events.feed.filterFor(principal, feedRequest);
+        const res = reply.raw;
+        reply.hijack();
+        res.writeHead(200, {
+          ...(reply.getHeaders() as Record<string, string>),
+          'content-type': `${EVENT_STREAM}; charset=utf-8`,
+          'cache-control': 'no-cache, no-store',
+          // Proxies such as nginx buffer responses unless told otherwise; a stream must flow.
+          'x-accel-buffering': 'no',
+        });
+        // The credential as presented, re-checked whenever credentials change (src/events/stream-guard.ts).
+        const presented = { headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request.raw.socket) };
+        const stream = new EventStream(
+          { write: (chunk) => res.write(chunk), buffered: () => res.writableLength, end: () => res.end() },
+          {
+            version,
+            matches: eventMatcher(filter),
+            maxBufferBytes: events.maxBufferBytes,
+            stillAuthorized: async () => (await deps.auth.authenticate(presented)).principal.credentialId === principal.credentialId,
+            onClose: (reason: CloseReason) => {
+              events.hub.detach(stream);
+              const n = (open.get(key) ?? 1) - 1;
+              if (n > 0) open.set(key, n);
+              else open.delete(key);
+              if (reason !== 'client') deps.log.info({ request_id: request.id, reason }, 'event stream closed');
+            },
+          },
+        );
+        res.on('close', () => stream.close('client'));
+        stream.field(`retry: ${events.retryMs}`);
+        await events.hub.attach(stream, after, (from, limit) => deps.store.listEvents(from, limit, filter));
+        return reply;
+      }
+      const feedRequest = events.feed.parse(query);
+      const page = await events.feed.page(principal, feedRequest);
+      reply.header('cache-control', 'private, no-cache');
+      const self = request.url;
+      const links = [{ rel: 'self', href: self, method: 'GET' }];
+      if (page.hasMore && page.nextCursor) {
+        const next = `${EVENTS_PATH}?${new URLSearchParams({ ...(feedRequest.types ? { type: feedRequest.types.join(',') } : {}), limit: String(feedRequest.limit), cursor: page.nextCursor }).toString()}`;
+        links.push({ rel: 'next', href: next, method: 'GET' });
+        reply.header('link', `<${next}>; rel="next"`);
+      }
+      return {
+        data: page.events.map((e) => eventView(e, version)),
+        pagination: { next_cursor: page.nextCursor, has_more: page.hasMore },
+        links,
+      };
+    },
+  };
+  return { 'events.list': list };
+}

@@ -1,0 +1,48 @@
+// Wake-ups for everything that follows the event log in this process (streams, webhook dispatch): a commit here, the fan-out, PostgreSQL NOTIFY.
+import type { FanOut, Unsubscribe } from '../fanout/types.js';
+import type { Store } from '../store/types.js';
+
+/** The fan-out channel on which processes say "events were committed". */
+export const EVENTS_CHANNEL = 'events';
+
+/**
+ * A hint, never the data: followers read the log themselves from their own position, so a lost or
+ * duplicated wake-up costs at most a poll interval of latency and never an event. Sources: commits in
+ * this process (at once), commits in other processes (Redis fan-out when configured; PostgreSQL
+ * NOTIFY when the sequencer stamps), and each follower's own poll timer.
+ */
+export class EventSignal {
+  private readonly listeners = new Set<() => void>();
+  private unsubscribe: Unsubscribe | undefined;
+  private unwatch: (() => void) | undefined;
+
+  constructor(
+    private readonly fanout: FanOut,
+    private readonly store: Store,
+  ) {}
+
+  async start(): Promise<void> {
+    this.unsubscribe = await this.fanout.subscribe(EVENTS_CHANNEL, () => this.wake());
+    this.unwatch = this.store.watchEvents(() => this.wake());
+  }
+
+  on(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private wake(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** A transaction of this process committed events: wake followers here and in every other process. */
+  committed(): void {
+    this.wake();
+    this.fanout.publish(EVENTS_CHANNEL, '').catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.unwatch?.();
+    await this.unsubscribe?.();
+  }
+}

@@ -1,0 +1,43 @@
+// The event log's reads and retention (`?` placeholders), shared by SQLite and PostgreSQL: filters by owner, resource and type pattern.
+import type { EventFilter } from '../types.js';
+import type { Sql } from './queries.js';
+
+/**
+ * A type pattern (`order.*`, `*.deleted`, `order_item.created`) as a LIKE pattern: `*` matches any run of
+ * characters; `%`, `_` and the escape character itself are taken literally (`order_item` has an underscore).
+ */
+export function likePattern(pattern: string): string {
+  return pattern.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+}
+
+/**
+ * The events after `after` in `sequenceColumn` order that pass `filter`. `sequenceColumn` is the adapter's
+ * commit-ordered sequence (SQLite: the rowid, assigned under its single writer; PostgreSQL: the sequence
+ * stamped after commit, see src/store/postgres/event-sequencer.ts). Unstamped rows never pass `> ?`.
+ */
+export function eventPageSql(sequenceColumn: string, columns: string, after: number, limit: number, filter: EventFilter = {}): Sql {
+  const where = [`${sequenceColumn} > ?`];
+  const params: unknown[] = [after];
+  if (filter.ownerId !== undefined) {
+    where.push('owner_id = ?');
+    params.push(filter.ownerId);
+  }
+  if (filter.resources) {
+    if (filter.resources.length === 0) where.push('1 = 0');
+    else {
+      where.push(`resource IN (${filter.resources.map(() => '?').join(', ')})`);
+      params.push(...filter.resources);
+    }
+  }
+  if (filter.types?.length) {
+    where.push(`(${filter.types.map(() => "type LIKE ? ESCAPE '\\'").join(' OR ')})`);
+    params.push(...filter.types.map(likePattern));
+  }
+  params.push(limit);
+  return { text: `SELECT ${columns} FROM canon_events WHERE ${where.join(' AND ')} ORDER BY ${sequenceColumn} LIMIT ?`, params };
+}
+
+/** Retention: the oldest events created before a moment, a batch at a time (DESIGN §9: kept 30 days). */
+export function purgeEventsSql(sequenceColumn: string): string {
+  return `DELETE FROM canon_events WHERE ${sequenceColumn} IN (SELECT ${sequenceColumn} FROM canon_events WHERE created_at < ? ORDER BY ${sequenceColumn} LIMIT ?)`;
+}
