@@ -11,6 +11,7 @@ export type {
   HookServices,
   Hooks,
   Ownership,
+  PerformContext,
   Permissions,
   PrepareContext,
   ResourceDef,

@@ -1,9 +1,29 @@
-// Reference domain: orders. A customer sees and creates its own; admins move them along; cancel and tracking actions.
+// Reference domain: orders. A customer sees and creates its own; admins move them along; cancel, payment (asynchronous) and tracking actions.
 import { createHash } from 'node:crypto';
-import { defineResource, f, type StoredRecord } from '../../src/index.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppError, defineResource, f, type StoredRecord } from '../../src/index.js';
 
 const CANCELLABLE = ['pending', 'paid'];
 const SHIPPED = ['shipped', 'delivered'];
+
+/** A number from the environment, read at each use (tests change it), or `fallback` when unset or not a number in [min, max]. */
+function envNumber(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  const value = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isFinite(value) && value >= min && value <= max ? value : fallback;
+}
+
+/**
+ * A stand-in for a payment provider: it answers after CANON_PAYMENT_DELAY_MS (default 100) and declines with
+ * probability CANON_PAYMENT_FAILURE_RATE (0..1, default 0). A real one is called with `idempotencyKey`, so a
+ * payment attempted again after a worker died is not charged twice.
+ */
+async function simulatedPayment(): Promise<Record<string, unknown>> {
+  await sleep(envNumber('CANON_PAYMENT_DELAY_MS', 100, 0, 60_000));
+  if (Math.random() < envNumber('CANON_PAYMENT_FAILURE_RATE', 0, 0, 1)) throw new Error('The card was declined.');
+  // The order's stateEvents turn this change into the order.paid event.
+  return { status: 'paid' };
+}
 
 function trackingNumber(id: string): string {
   return `CN${createHash('sha256').update(id).digest('hex').slice(0, 12).toUpperCase()}`;
@@ -34,6 +54,20 @@ export const orders = defineResource({
       allow: ['admin', 'owner'],
       when: (o: StoredRecord) => CANCELLABLE.includes(o.status as string),
       run: () => ({ status: 'cancelled' }),
+    },
+    // DESIGN §3: 202 with the outcome at the Location; the order becomes paid once a worker has performed it.
+    payment: {
+      method: 'POST',
+      status: 202,
+      allow: ['admin', 'owner'],
+      when: (o: StoredRecord) => o.status === 'pending',
+      async run(o, ctx) {
+        // Under the order's lock (runAction holds it), so items cannot be removed between this check and the commit.
+        const items = await ctx.services.sum('order-items', { order_id: o.id }, ['quantity']);
+        if (items === 0) throw new AppError('INVALID_STATE', 'An order without items cannot be paid.');
+        return {};
+      },
+      perform: () => simulatedPayment(),
     },
     tracking: {
       method: 'GET',

@@ -5,10 +5,10 @@ import type { JsonSchema } from '../model/schema.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * What an operation does. Resource operations (`list` … `view`) are derived from the model and handled alike
+ * What an operation does. Resource operations (`list` … `operation`, the state of an asynchronous action) are derived from the model and handled alike
  * for every resource; `platform` operations (sessions, the token endpoint, health) each have their own handler.
  */
-export type OperationKind = 'list' | 'create' | 'read' | 'replace' | 'update' | 'delete' | 'action' | 'view' | 'platform';
+export type OperationKind = 'list' | 'create' | 'read' | 'replace' | 'update' | 'delete' | 'action' | 'view' | 'operation' | 'platform';
 
 /** How a request is authenticated: any credential (DESIGN §8), none at all, or the OAuth client's own (the token endpoint). */
 export type Authentication = 'required' | 'none' | 'client';

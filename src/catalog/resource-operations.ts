@@ -1,8 +1,8 @@
 // The operations of every resource, derived from the model for each version: collections, objects, actions and nested collections.
 import type { ErrorCode } from '../errors/catalog.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
-import { listSchema, objectSchema } from '../model/output-schema.js';
-import { bodySchema, objectSchemaOf, type JsonSchema } from '../model/schema.js';
+import { listSchema, objectSchema, OPERATION_ACCEPTED_SCHEMA, OPERATION_STATUS_SCHEMA } from '../model/output-schema.js';
+import { actionInputSchema, bodySchema, type JsonSchema } from '../model/schema.js';
 import type { ApiVersion } from '../model/versions.js';
 import type { Operation } from './operation.js';
 
@@ -183,7 +183,9 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
     for (const [name, action] of Object.entries(r.def.actions ?? {})) {
       const path = `${item}/${name}`;
       if (action.method === 'POST') {
-        const input = action.input ? objectSchemaOf(action.input) : undefined;
+        // Every POST action reads a body: its input, or `{}` (anything else is 422).
+        const input = actionInputSchema(action.input);
+        const asynchronous = action.perform !== undefined;
         out.push({
           ...common,
           ...write(action.allow),
@@ -192,13 +194,36 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           path,
           kind: 'action',
           action: name,
-          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, ...(input ? { body: { 'application/json': input, 'application/x-www-form-urlencoded': input } } : {}) },
-          output: { [action.status ?? 200]: objectSchema(r) },
-          errors: [...EVERY, 'CSRF_TOKEN_INVALID', ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE', 'EXPECTATION_FAILED', ...(input ? WITH_BODY : [])],
+          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: { 'application/json': input, 'application/x-www-form-urlencoded': input } },
+          output: asynchronous ? { 202: OPERATION_ACCEPTED_SCHEMA } : { [action.status ?? 200]: objectSchema(r) },
+          errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE'],
           csrf: true,
           idempotent: true,
-          description: action.description ?? `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.`,
+          description:
+            action.description ??
+            (asynchronous
+              ? `Starts the ${name} of a ${label(r)}: 202, and the outcome at the Location; 409 outside the states it exists in.`
+              : `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.`),
         });
+        if (asynchronous) {
+          // The Location of the 202: where the outcome of the newest request of the action is read.
+          out.push({
+            ...common,
+            ...read,
+            grants: [...action.allow],
+            id: `${v}.${r.name}.${name}.status`,
+            method: 'GET',
+            path,
+            kind: 'operation',
+            action: name,
+            input: { path: ID_PATH },
+            output: { 200: OPERATION_STATUS_SCHEMA },
+            errors: [...EVERY, 'NOT_FOUND'],
+            csrf: false,
+            idempotent: false,
+            description: `The state of the newest ${name} of a ${label(r)}: processing, succeeded or failed; 404 before the first.`,
+          });
+        }
       } else {
         const view: JsonSchema = { type: 'object', required: ['links'], properties: { links: { type: 'array' } } };
         out.push({

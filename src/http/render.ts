@@ -14,13 +14,18 @@ export function objectPath(version: ApiVersion, r: CompiledResource, id: string)
   return `/${version.name}/${r.name}/${id}`;
 }
 
+/** An action's path on one object (`/v2/orders/{id}/payment`): its link, and the Location of an asynchronous action's 202. */
+export function actionPath(version: ApiVersion, r: CompiledResource, id: string, action: string): string {
+  return `${objectPath(version, r, id)}/${action}`;
+}
+
 export function objectLinks(version: ApiVersion, r: CompiledResource, loaded: Loaded): Link[] {
   const self = objectPath(version, r, loaded.record.id);
   const links: Link[] = [{ rel: 'self', href: self, method: 'GET' }];
   if (loaded.access.update) links.push({ rel: 'edit', href: self, method: 'PATCH' });
   if (loaded.access.delete) links.push({ rel: 'delete', href: self, method: 'DELETE' });
   for (const name of loaded.access.actions) {
-    links.push({ rel: name, href: `${self}/${name}`, method: r.def.actions![name]!.method });
+    links.push({ rel: name, href: actionPath(version, r, loaded.record.id, name), method: r.def.actions![name]!.method });
   }
   return links;
 }

@@ -7,7 +7,7 @@ import type { CompiledResource } from '../model/compile.js';
 import { translateUp, type ApiVersion } from '../model/versions.js';
 import { versionOf } from '../model/compile.js';
 import type { StoredResponse } from '../services/idempotency.js';
-import type { Created, Ctx, Loaded, ParentRef } from '../services/resource-service.js';
+import type { ActionResult, Created, Ctx, Loaded, ParentRef } from '../services/resource-service.js';
 import { grantFor, none } from '../services/permissions.js';
 import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook } from './auth-hooks.js';
@@ -16,7 +16,7 @@ import { etagOf, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondit
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 import { renderList } from './list-response.js';
 import { readObject } from './object-body.js';
-import { objectPath, represent } from './render.js';
+import { actionPath, objectPath, represent } from './render.js';
 import type { RouteSpec } from './operation-routes.js';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>;
@@ -47,6 +47,11 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
   if (status === 201) headers.location = objectPath(version, r, loaded.record.id);
   const body = represent(version, r, loaded);
   return revealed ? { status, headers, body: JSON.stringify({ ...body, ...reveal }), sensitive: true } : { status, headers, body: JSON.stringify(body) };
+}
+
+/** The 202 of an asynchronous action: its outcome is read at the action's own path (DESIGN §3, §4). */
+function acceptedResponse(version: ApiVersion, r: CompiledResource, id: string, action: string): StoredResponse {
+  return { status: 202, headers: { location: actionPath(version, r, id, action), 'cache-control': 'no-store' }, body: JSON.stringify({ status: 'processing' }) };
 }
 
 /**
@@ -117,13 +122,35 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
         handler: async (req, reply) => {
           const request = req as Req;
           const id = idParam(request);
-          return idempotent<Loaded>(
+          return idempotent<ActionResult>(
             deps,
             request,
             reply,
             (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within, request.body),
-            (loaded) => objectResponse(version, r, loaded, status),
+            (result) => (result.operation ? acceptedResponse(version, r, result.record.id, name) : objectResponse(version, r, result, status)),
           );
+        },
+      };
+    }
+    case 'operation': {
+      const name = op.action!;
+      return {
+        ...hooks,
+        handler: async (req, reply) => {
+          const request = req as Req;
+          const id = idParam(request);
+          const operation = await deps.services.operationOf(ctxOf(request), r.name, id, name);
+          reply.header('cache-control', PRIVATE);
+          return {
+            status: operation.status,
+            ...(operation.status === 'failed' ? { error: operation.error ?? 'The operation failed.' } : {}),
+            created_at: operation.created_at,
+            updated_at: operation.updated_at,
+            links: [
+              { rel: 'self', href: actionPath(version, r, id, name), method: 'GET' },
+              { rel: 'up', href: objectPath(version, r, id), method: 'GET' },
+            ],
+          };
         },
       };
     }
@@ -138,7 +165,7 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
           return {
             ...view,
             links: [
-              { rel: 'self', href: `${objectPath(version, r, request.params.id)}/${name}`, method: 'GET' },
+              { rel: 'self', href: actionPath(version, r, request.params.id, name), method: 'GET' },
               { rel: 'up', href: objectPath(version, r, request.params.id), method: 'GET' },
             ],
           };

@@ -36,6 +36,28 @@ export const ERROR_SCHEMA: JsonSchema = {
   },
 };
 
+/** The 202 of an asynchronous action (DESIGN §3: the payment): accepted, its outcome at the Location. */
+export const OPERATION_ACCEPTED_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status'],
+  additionalProperties: false,
+  properties: { status: { type: 'string', enum: ['processing'] } },
+};
+
+/** GET on an asynchronous action's path: the state of its newest operation on the object. */
+export const OPERATION_STATUS_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['status', 'created_at', 'updated_at', 'links'],
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: ['processing', 'succeeded', 'failed'] },
+    error: { type: 'string', description: 'Why it failed; only when failed.' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+    links: { type: 'array', items: LINK_SCHEMA },
+  },
+};
+
 /** The system fields every object shows (its version is in its ETag, not its body). */
 const SYSTEM_FIELDS: Record<string, JsonSchema> = {
   id: { type: 'string', format: 'uuid' },

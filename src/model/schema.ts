@@ -99,6 +99,14 @@ export function objectSchemaOf(properties: Record<string, FieldDef>): JsonSchema
   return schema;
 }
 
+/** The fields of an action that declares none: one shared object, so its schema (and validator) is built once. */
+const NO_FIELDS: Record<string, FieldDef> = Object.freeze({});
+
+/** The body schema of a POST action: its `input`, or without one the empty object (`{}` or no body; anything else is 422). */
+export function actionInputSchema(input: Record<string, FieldDef> | undefined): JsonSchema {
+  return objectSchemaOf(input ?? NO_FIELDS);
+}
+
 export function bodySchema(resource: CompiledResource, op: WriteOp, role: string): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];

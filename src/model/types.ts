@@ -122,7 +122,7 @@ export interface ActionDef {
    * to `run` as its third argument. Without it the action takes no body.
    */
   input?: Record<string, FieldDef>;
-  /** POST actions: the success status, 200 (the changed object) or 202 (accepted; the work goes on). */
+  /** POST actions: the success status, 200 (the changed object) or 202 (accepted; `perform` does the work later). */
   status?: 200 | 202;
   /** The states in which the action exists; outside them a POST is 409 INVALID_STATE and a GET is 404. */
   when?: (record: StoredRecord) => boolean;
@@ -130,6 +130,27 @@ export interface ActionDef {
   run?: (record: StoredRecord, ctx: HookContext, input: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
   /** GET actions: compute a read-only view of the object. */
   view?: (record: StoredRecord) => Record<string, unknown>;
+  /**
+   * POST actions with `status: 202`: the slow work (a payment provider's call), done by a worker after the
+   * request committed, outside any transaction. It returns the changes to apply to the object, which go
+   * through the same update path as `run`'s (transitions, state events), provided `when` still holds; a
+   * throw fails the operation with its message. It may run more than once for one request (a worker that
+   * died mid-way): pass `ctx.idempotencyKey` on to whatever it calls.
+   */
+  perform?: (record: StoredRecord, ctx: PerformContext) => Promise<Record<string, unknown>>;
+}
+
+/** What an asynchronous action's `perform` is given besides the object. */
+export interface PerformContext {
+  /** When this attempt started (ISO 8601). */
+  now: string;
+  /**
+   * The operation's id, the same on every attempt of it: a provider given it as its idempotency key acts
+   * once however often the attempt is repeated.
+   */
+  idempotencyKey: string;
+  /** 1 for the first attempt; more when a worker died before finishing the earlier ones. */
+  attempt: number;
 }
 
 /** Allowed moves of an enum field; a move outside them is 409 INVALID_STATE. */

@@ -6,6 +6,7 @@ import type { AppDef } from '../model/types.js';
 import { apiKeysResource } from '../platform/api-keys.js';
 import { sessionsResource, signingKeysResource } from '../platform/internal.js';
 import { oauthClientsResource } from '../platform/oauth-clients.js';
+import { operationsResource } from '../platform/operations.js';
 
 /** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
 export async function loadAppDef(modulePath: string): Promise<AppDef> {
@@ -27,5 +28,5 @@ export async function appOf(config: Config, appDef: AppDef | undefined): Promise
  */
 export function withPlatform(app: AppDef): AppDef {
   const resources = app.resources.map((r) => (r.name === app.users && r.credentialFields === undefined ? { ...r, credentialFields: ['role', 'password_hash'] } : r));
-  return { ...app, resources: [...resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource()] };
+  return { ...app, resources: [...resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource(), operationsResource()] };
 }

@@ -1,8 +1,14 @@
-// The worker role: background work on the core, with no HTTP (today the idempotency purge; event deliveries join it).
+// The worker role: background work on the core, with no HTTP (the idempotency purge and asynchronous actions; event deliveries join it).
+import { OperationRunner } from '../services/operations.js';
 import type { Core } from './core.js';
 import { schedulePurge } from './purge-schedule.js';
 
+/** How often a worker looks for due operations that no request of its own process announced (another process's, or a lapsed lease). */
+const OPERATION_POLL_MS = 200;
+
 export interface WorkerRole {
+  /** The runner of asynchronous actions (tests drive it directly). */
+  operations: OperationRunner;
   /** Stops the background work, waiting for what is under way. */
   close(): Promise<void>;
 }
@@ -10,5 +16,17 @@ export interface WorkerRole {
 /** Starts every background job on `core`; `canon serve` embeds it, a dedicated worker process runs it alone. */
 export function startWorker(core: Core): WorkerRole {
   const stopPurging = schedulePurge(core.idempotency, core.config.idempotencyPurgeIntervalSeconds, core.log);
-  return { close: stopPurging };
+  const operations = new OperationRunner({ store: core.store, services: core.services, clock: core.clock, log: core.log });
+  operations.start(OPERATION_POLL_MS);
+  // A request of this process that queued an operation wakes the runner at once, rather than at the next poll.
+  const unsubscribe = core.services.onOperationQueued(() => operations.wake());
+  return {
+    operations,
+    close: async () => {
+      unsubscribe();
+      // Drains: the performs under way finish and settle before the store closes beneath them.
+      await operations.stop();
+      await stopPurging();
+    },
+  };
 }

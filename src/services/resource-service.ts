@@ -6,7 +6,8 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
-import { objectSchemaOf } from '../model/schema.js';
+import { actionInputSchema } from '../model/schema.js';
+import { OPERATIONS } from '../platform/operations.js';
 import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type EventRecord, type StoredRecord, type Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, type Loaded } from './access.js';
 
@@ -44,6 +45,12 @@ export interface Within<T> {
   last(tx: Tx, result: T): Promise<void>;
 }
 
+/** What a POST action answers with: the object, and for an asynchronous action the operation it queued. */
+export interface ActionResult extends Loaded {
+  /** The `operations` row inserted in the request's transaction (ActionDef.perform); a worker performs it. */
+  operation?: StoredRecord;
+}
+
 /** An If-Match check, decided inside the transaction against the current object. */
 export type Precondition = (loaded: Loaded) => boolean;
 
@@ -64,6 +71,15 @@ export class ResourceService {
     /** Called with a transaction's events once it has committed (the fan-out publishes them). */
     private readonly onCommit?: (events: readonly EventRecord[]) => void,
   ) {}
+
+  /** Called after the commit of every request that queued an operation, so an in-process worker looks at once. */
+  private readonly queuedListeners = new Set<() => void>();
+
+  /** Subscribes to queued operations (the worker's wake-up); returns the way to unsubscribe. */
+  onOperationQueued(listener: () => void): () => void {
+    this.queuedListeners.add(listener);
+    return () => this.queuedListeners.delete(listener);
+  }
 
   /** The newest version's date: events are stored in its shape. */
   private get apiVersion(): string {
@@ -249,16 +265,18 @@ export class ResourceService {
     });
   }
 
-  /** POST /{resource}/{id}/{action}: 409 INVALID_STATE outside the action's states. */
-  async runAction(ctx: Ctx, name: string, id: string, actionName: string, within?: Within<Loaded>, body?: unknown): Promise<Loaded> {
+  /**
+   * POST /{resource}/{id}/{action}: 409 INVALID_STATE outside the action's states. An asynchronous action
+   * (ActionDef.perform) queues an operation in the same transaction, for a worker to perform after the commit.
+   */
+  async runAction(ctx: Ctx, name: string, id: string, actionName: string, within?: Within<ActionResult>, body?: unknown): Promise<ActionResult> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     const action = r.def.actions?.[actionName];
-    const run = action?.run;
-    if (!action || !run) throw new Error(`${name} has no POST action ${actionName}`);
-    // An action that declares its input validates it like a body (422 with details); others take none.
-    const input = action.input ? validateShape<Record<string, unknown>>(objectSchemaOf(action.input), body ?? {}, ctx.format ?? 'json', `${actionName} request`) : {};
-    return this.transaction(async (tx) => {
+    if (!action || action.method !== 'POST' || (!action.run && !action.perform)) throw new Error(`${name} has no POST action ${actionName}`);
+    // An action validates its body like a resource body (422 with details); one that declares no input takes `{}` or nothing.
+    const input = validateShape<Record<string, unknown>>(actionInputSchema(action.input), body ?? {}, ctx.format ?? 'json', `${actionName} request`);
+    const result = await this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       const g = grantFor(ctx.principal, action.allow);
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
@@ -270,12 +288,56 @@ export class ResourceService {
         throw new AppError('INVALID_STATE', `The ${actionName} action is not available for this ${label(r)} in its current state.`);
       }
       const now = this.now();
-      const changes = await run(loaded.record, this.hookContext(ctx, tx, now), input);
-      const record = await this.applyUpdate(tx, ctx, r, loaded.record, changes, now);
-      const result = { record, access: accessFor(r, record, ctx.principal, owned) };
+      const changes = action.run ? await action.run(loaded.record, this.hookContext(ctx, tx, now), input) : {};
+      // No changes, no write: an asynchronous action usually changes nothing until it is performed.
+      const record = Object.keys(changes).length > 0 ? await this.applyUpdate(tx, ctx, r, loaded.record, changes, now) : loaded.record;
+      const operation = action.perform ? await this.queueOperation(tx, r, record.id, actionName, now) : undefined;
+      const result: ActionResult = { record, access: accessFor(r, record, ctx.principal, owned), ...(operation ? { operation } : {}) };
       await within?.last(tx, result);
       return result;
     });
+    if (result.operation) for (const listener of this.queuedListeners) listener();
+    return result;
+  }
+
+  /**
+   * The operation row of an asynchronous action, due at once. One at a time per object and action: the
+   * object's lock (taken by runAction) orders concurrent requests, and the second finds the first in flight
+   * (two payments of one order would be two charges).
+   */
+  private async queueOperation(tx: Tx, r: CompiledResource, objectId: string, actionName: string, now: string): Promise<StoredRecord> {
+    const ops = this.resource(OPERATIONS);
+    const inFlight = await tx.list(OPERATIONS, {
+      where: [...operationOf(r.name, objectId, actionName), { path: 'status', op: 'eq', value: 'processing' }],
+      orderBy: [{ path: 'id', desc: false }],
+      limit: 1,
+    });
+    if (inFlight.rows.length > 0) throw new AppError('INVALID_STATE', `A ${actionName} of this ${label(r)} is already processing.`);
+    const values: Record<string, unknown> = { resource: r.name, object_id: objectId, action: actionName, status: 'processing', attempts: 0, next_attempt_at: now };
+    const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
+    for (const [field] of ops.stored) record[field] = values[field] ?? null;
+    await tx.insert(OPERATIONS, record);
+    return record;
+  }
+
+  /**
+   * GET /{resource}/{id}/{action} of an asynchronous action: its newest operation on the object, for whoever
+   * may run the action (404 when the object is not visible or there is none). Not bound to `when`: the
+   * outcome stays readable once the object has moved on (a paid order).
+   */
+  async operationOf(ctx: Ctx, name: string, id: string, actionName: string): Promise<StoredRecord> {
+    const r = this.resource(name);
+    this.requireScope(ctx, r, 'read');
+    const action = r.def.actions?.[actionName];
+    if (!action?.perform) throw new Error(`${name} has no asynchronous action ${actionName}`);
+    const loaded = await this.loadVisible(ctx, r, id, this.store);
+    const g = grantFor(ctx.principal, action.allow);
+    const owned = await owns(this.model, r, loaded.record, ctx.principal, this.store);
+    if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
+    // Ids are UUIDv7, so the highest id is the newest operation.
+    const { rows } = await this.store.list(OPERATIONS, { where: operationOf(r.name, loaded.record.id, actionName), orderBy: [{ path: 'id', desc: true }], limit: 1 });
+    if (!rows[0]) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
+    return rows[0];
   }
 
   /** GET /{resource}/{id}/{action}: a read-only view that exists only in the action's states (404 otherwise). */
@@ -399,6 +461,15 @@ export class ResourceService {
     };
     return { ...this.prepareContext(ctx, now), services, cascading: false, reveal: {} };
   }
+}
+
+/** The conditions naming the operations of one action on one object. */
+function operationOf(resource: string, objectId: string, action: string): Condition[] {
+  return [
+    { path: 'object_id', op: 'eq', value: objectId },
+    { path: 'resource', op: 'eq', value: resource },
+    { path: 'action', op: 'eq', value: action },
+  ];
 }
 
 function label(r: CompiledResource): string {

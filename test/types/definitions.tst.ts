@@ -12,6 +12,7 @@ import {
   type HookContext,
   type HookServices,
   type Hooks,
+  type PerformContext,
   type Permissions,
   type PrepareContext,
   type Principal,
@@ -59,6 +60,17 @@ describe('correct definitions', () => {
       actions: {
         complete: { method: 'POST', allow: ['admin', 'owner'], when: (t) => t.status === 'open', run: (_t, ctx) => ({ status: 'done', done_at: ctx.now }) },
         summary: { method: 'GET', allow: ['authenticated'], view: (t) => ({ id: t.id, title: t.title }) },
+        archive: {
+          method: 'POST',
+          status: 202,
+          allow: ['admin'],
+          async perform(t, ctx) {
+            expect(ctx).type.toBe<PerformContext>();
+            expect(ctx.idempotencyKey).type.toBe<string>();
+            expect(ctx.attempt).type.toBe<number>();
+            return { archived: t.status === 'done' };
+          },
+        },
       },
       hooks: {
         async prepare(values, ctx) {

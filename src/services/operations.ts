@@ -1,0 +1,259 @@
+// The worker of asynchronous actions: claims due operations under a lease, performs them outside any transaction, then settles each.
+import { isAppError } from '../errors/app-error.js';
+import { SYSTEM } from '../model/principal.js';
+import type { ActionDef } from '../model/types.js';
+import { OPERATIONS, type OperationStatus } from '../platform/operations.js';
+import type { ListQuery, Store, StoredRecord, Tx } from '../store/types.js';
+import type { ResourceService } from './resource-service.js';
+
+/** What the runner logs through: pino's shape (`log.warn({ err }, 'message')`). */
+export interface RunnerLog {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+export interface OperationRunnerOptions {
+  store: Store;
+  services: ResourceService;
+  clock: () => Date;
+  log: RunnerLog;
+  /**
+   * How long a claim holds an operation (30 s): a worker that dies mid-operation leaves it to be claimed
+   * again once this has passed. A `perform` that takes longer may run twice at once; hence its idempotency key.
+   */
+  leaseMs?: number;
+  /** At most this many performs in flight at once in this runner's polling loop. */
+  concurrency?: number;
+  /**
+   * Attempts that never settled (the worker died, or settling kept failing) after which an operation is
+   * failed rather than claimed again (5): a perform that kills its worker must not run forever.
+   */
+  maxAttempts?: number;
+}
+
+/** An operation this runner claimed, with the object it acts on as it was then. */
+export interface ClaimedOperation {
+  operation: StoredRecord;
+  object: StoredRecord | null;
+}
+
+export const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_MAX_ATTEMPTS = 5;
+const MAX_ERROR_LENGTH = 1000;
+
+/**
+ * At-least-once: an operation is settled only after its `perform` returned, so a worker killed in between
+ * leaves it `processing` with a lease that runs out, and another worker performs it again (with the same
+ * idempotency key). Workers in several processes share the table: the claim takes rows past those another
+ * claim holds (PostgreSQL SKIP LOCKED), so one operation is claimed by one worker at a time.
+ */
+export class OperationRunner {
+  private readonly store: Store;
+  private readonly services: ResourceService;
+  private readonly clock: () => Date;
+  private readonly log: RunnerLog;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly maxAttempts: number;
+  /** The performs under way in the loop; stop() waits for them. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private intervalMs = 200;
+  private running = false;
+  /** The loop's claim under way, if any; a wake-up during it asks for another round. */
+  private ticking: Promise<void> | undefined;
+  private again = false;
+  /** The last claim filled every free slot: more may be due, so a freed slot looks again at once. */
+  private backlog = false;
+
+  constructor(options: OperationRunnerOptions) {
+    this.store = options.store;
+    this.services = options.services;
+    this.clock = options.clock;
+    this.log = options.log;
+    this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  }
+
+  /** Claims at most `limit` due operations, performs them and settles each; returns how many it claimed. */
+  async runDue(limit: number): Promise<number> {
+    const claimed = await this.claim(limit);
+    await Promise.all(claimed.map((c) => this.execute(c)));
+    return claimed.length;
+  }
+
+  /**
+   * The first half of `runDue`: in one transaction, takes the due operations (oldest first) and moves each
+   * one's `next_attempt_at` to the end of the lease, then commits, so the claim holds without a transaction
+   * left open during the perform.
+   */
+  async claim(limit: number): Promise<ClaimedOperation[]> {
+    if (limit <= 0) return [];
+    const now = this.clock();
+    const query: ListQuery = {
+      where: [
+        { path: 'status', op: 'eq', value: 'processing' },
+        { path: 'next_attempt_at', op: 'lte', value: now.toISOString() },
+      ],
+      orderBy: [
+        { path: 'next_attempt_at', desc: false },
+        { path: 'id', desc: false },
+      ],
+      limit,
+    };
+    // A look outside any transaction first: an idle poll takes no lock (on SQLite, not the one write lock).
+    if ((await this.store.list(OPERATIONS, { ...query, limit: 1 })).rows.length === 0) return [];
+    const leaseEnd = new Date(now.getTime() + this.leaseMs).toISOString();
+    return this.services.commit(async (tx) => {
+      const { rows } = await tx.list(OPERATIONS, { ...query, skipLocked: true });
+      const claimed: ClaimedOperation[] = [];
+      for (const row of rows) {
+        const attempts = Number(row.attempts ?? 0);
+        if (attempts >= this.maxAttempts) {
+          await bump(tx, row, { status: 'failed', error: `Abandoned after ${attempts} attempts that did not finish.`, next_attempt_at: null }, now.toISOString());
+          continue;
+        }
+        const operation = await bump(tx, row, { attempts: attempts + 1, next_attempt_at: leaseEnd }, now.toISOString());
+        claimed.push({ operation, object: await tx.get(String(row.resource), String(row.object_id)) });
+      }
+      return claimed;
+    });
+  }
+
+  /** Performs one claimed operation and settles it; never throws (a failure of the store leaves it to the lease). */
+  async execute(claimed: ClaimedOperation): Promise<void> {
+    const { operation, object } = claimed;
+    const id = operation.id;
+    try {
+      const action = this.actionOf(operation);
+      if (!action?.perform) return await this.settle(id, 'failed', `The action ${String(operation.action)} no longer exists.`);
+      if (!object) return await this.settle(id, 'failed', 'The object no longer exists.');
+      let changes: Record<string, unknown>;
+      try {
+        changes = (await action.perform(object, { now: this.clock().toISOString(), idempotencyKey: id, attempt: Number(operation.attempts) })) ?? {};
+      } catch (err) {
+        this.log.warn({ operation: id, err }, 'an operation failed');
+        return await this.settle(id, 'failed', messageOf(err));
+      }
+      try {
+        await this.complete(operation, action, changes);
+      } catch (err) {
+        // The change was refused (the object moved on, a transition is not allowed): the operation failed.
+        if (!isAppError(err)) throw err;
+        await this.settle(id, 'failed', err.message);
+      }
+    } catch (err) {
+      this.log.error({ operation: id, err }, 'settling an operation failed; it is attempted again once its lease runs out');
+    }
+  }
+
+  /**
+   * The second transaction: the object first (the lock order of the request that queued it), then the
+   * operation; the changes go through the normal update path as the system, and only while `when` holds.
+   */
+  private async complete(operation: StoredRecord, action: ActionDef, changes: Record<string, unknown>): Promise<void> {
+    const resource = String(operation.resource);
+    const objectId = String(operation.object_id);
+    await this.services.transact(SYSTEM, async (ctx, tx) => {
+      const current = await ctx.services.lock(resource, objectId);
+      const op = await tx.lock(OPERATIONS, operation.id, 'update');
+      // Settled already: another worker finished it after this one's lease ran out.
+      if (!op || op.status !== 'processing') return;
+      let outcome: Record<string, unknown> = { status: 'succeeded', error: null };
+      if (!current) outcome = { status: 'failed', error: 'The object no longer exists.' };
+      else if (action.when && !action.when(current))
+        outcome = { status: 'failed', error: `The ${String(operation.action)} action no longer applies to the object in its current state.` };
+      else if (Object.keys(changes).length > 0) await ctx.services.update(resource, objectId, changes);
+      await bump(tx, op, { ...outcome, next_attempt_at: null }, ctx.now);
+    });
+  }
+
+  /** Ends an operation that is still processing, in a transaction of its own. */
+  private async settle(id: string, status: OperationStatus, error: string | null): Promise<void> {
+    await this.services.commit(async (tx) => {
+      const op = await tx.lock(OPERATIONS, id, 'update');
+      if (op && op.status === 'processing') await bump(tx, op, { status, error, next_attempt_at: null }, this.clock().toISOString());
+    });
+  }
+
+  private actionOf(operation: StoredRecord): ActionDef | undefined {
+    return this.services.model.resources.get(String(operation.resource))?.def.actions?.[String(operation.action)];
+  }
+
+  /** Polls every `intervalMs` for due operations, at most `concurrency` performs at once. */
+  start(intervalMs = 200): void {
+    this.intervalMs = intervalMs;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Looks for due operations at once (a request just queued one in this process). */
+  wake(): void {
+    if (this.running) this.schedule(0);
+  }
+
+  /** Stops polling and waits for the claim and the performs under way (a graceful drain). */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.ticking;
+    await Promise.all([...this.inFlight]);
+  }
+
+  private schedule(delayMs: number): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), delayMs);
+    // Polling never keeps the process alive.
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = this.round().finally(() => {
+      this.ticking = undefined;
+      if (this.running) this.schedule(this.intervalMs);
+    });
+  }
+
+  /** Claims for the free slots, again while claims fill them or a wake-up came meanwhile. */
+  private async round(): Promise<void> {
+    do {
+      this.again = false;
+      const free = this.concurrency - this.inFlight.size;
+      if (free <= 0 || !this.running) return;
+      let claimed: ClaimedOperation[];
+      try {
+        claimed = await this.claim(free);
+      } catch (err) {
+        this.log.error({ err }, 'claiming operations failed');
+        return;
+      }
+      this.backlog = claimed.length === free;
+      for (const c of claimed) {
+        const done: Promise<void> = this.execute(c).finally(() => {
+          this.inFlight.delete(done);
+          if (this.backlog) this.wake();
+        });
+        this.inFlight.add(done);
+      }
+      if (this.backlog) this.again = true;
+    } while (this.again && this.running);
+  }
+}
+
+/** Writes an operation's bookkeeping directly: an internal row, with no hooks, transitions or events to run. */
+async function bump(tx: Tx, row: StoredRecord, changes: Record<string, unknown>, now: string): Promise<StoredRecord> {
+  const next: StoredRecord = { ...row, ...changes, version: row.version + 1, updated_at: now };
+  await tx.update(OPERATIONS, next);
+  return next;
+}
+
+function messageOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.length > MAX_ERROR_LENGTH ? `${message.slice(0, MAX_ERROR_LENGTH - 1)}…` : message;
+}

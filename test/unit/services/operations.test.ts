@@ -1,0 +1,271 @@
+// The runner of asynchronous actions on a core of its own (no HTTP, no embedded worker): claims, the lease, settling, SKIP LOCKED between runners, the drain; SQLite and PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { resolveConfig } from '../../../src/config/config.js';
+import { defineApp, defineResource, f } from '../../../src/model/define.js';
+import { SYSTEM } from '../../../src/model/principal.js';
+import type { PerformContext, StoredRecord } from '../../../src/index.js';
+import { openCore, type Core } from '../../../src/runtime/core.js';
+import { OperationRunner, type RunnerLog } from '../../../src/services/operations.js';
+import { FakeClock, TEST_PASSWORD_COST } from '../../support/harness.js';
+import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
+
+const ADMIN_ONLY = { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] };
+
+/** What the jobs' `perform` does, set by each test; every call is recorded. */
+let perform: (job: StoredRecord, ctx: PerformContext) => Promise<Record<string, unknown>> = async () => ({ status: 'done' });
+let calls: Array<{ id: string; ctx: PerformContext }> = [];
+
+const users = defineResource({
+  name: 'users',
+  singular: 'user',
+  fields: { email: f.email({ required: true, unique: true }), role: f.enum(['admin', 'customer'], { default: 'customer' }) },
+  permissions: ADMIN_ONLY,
+});
+const jobs = defineResource({
+  name: 'jobs',
+  singular: 'job',
+  fields: { status: f.enum(['queued', 'done', 'dropped'], { default: 'queued' }) },
+  permissions: ADMIN_ONLY,
+  transitions: { status: { queued: ['done', 'dropped'], done: [], dropped: [] } },
+  stateEvents: { status: { done: 'job.done' } },
+  actions: {
+    work: {
+      method: 'POST',
+      status: 202,
+      allow: ['admin'],
+      when: (job) => job.status === 'queued',
+      perform: (job, ctx) => {
+        calls.push({ id: String(job.id), ctx });
+        return perform(job, ctx);
+      },
+    },
+  },
+});
+const app = defineApp({ resources: [users, jobs], users: 'users' });
+
+/** Collects what the runner logs. */
+function recordingLog(): RunnerLog & { lines: string[] } {
+  const lines: string[] = [];
+  return { lines, warn: (_d, m) => void lines.push(`warn ${m}`), error: (_d, m) => void lines.push(`error ${m}`) };
+}
+
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
+  describe(`the operation runner (${store})`, () => {
+    let core: Core;
+    let db: TestDatabase | undefined;
+    const clock = new FakeClock();
+    const runner = (options: { leaseMs?: number; concurrency?: number; maxAttempts?: number } = {}): OperationRunner =>
+      new OperationRunner({ store: core.store, services: core.services, clock: clock.now, log: recordingLog(), ...options });
+    /** A queued job with its operation, as a 202 request leaves them. */
+    const queued = async (): Promise<{ job: string; operation: StoredRecord }> => {
+      const job = (await core.services.create({ principal: SYSTEM }, 'jobs', {})).record.id;
+      const result = await core.services.runAction({ principal: SYSTEM }, 'jobs', job, 'work');
+      assert.ok(result.operation);
+      return { job, operation: result.operation };
+    };
+    const operation = async (id: string): Promise<StoredRecord> => (await core.store.get('operations', id))!;
+    const job = async (id: string): Promise<StoredRecord> => (await core.store.get('jobs', id))!;
+    const doneEvents = async (id: string): Promise<number> => {
+      if (store === 'postgres') await (core.store as { sequenceEvents?: () => Promise<number> }).sequenceEvents?.();
+      return (await core.store.listEvents(0, 100_000)).filter((e) => e.object_id === id && e.type === 'job.done').length;
+    };
+
+    before(async () => {
+      db = store === 'postgres' ? await createTestDatabase() : undefined;
+      const config = resolveConfig({ databaseUrl: db?.url ?? 'sqlite::memory:', seed: false, secret: 'operations', passwordCost: TEST_PASSWORD_COST, logLevel: 'silent' });
+      core = await openCore(config, { appDef: app, logger: false, clock: clock.now });
+    });
+    afterEach(async () => {
+      perform = async () => ({ status: 'done' });
+      calls = [];
+      // Nothing a test left due may leak into the next one.
+      await runner().runDue(1000);
+      calls = [];
+    });
+    after(async () => {
+      await core.close();
+      await db?.drop();
+    });
+
+    it('the request queues one operation due at once; a second request while it is processing is 409 INVALID_STATE', async () => {
+      const { job: id, operation: op } = await queued();
+      assert.equal(op.status, 'processing');
+      assert.equal(op.resource, 'jobs');
+      assert.equal(op.object_id, id);
+      assert.equal(op.action, 'work');
+      assert.equal(op.attempts, 0);
+      assert.equal(op.next_attempt_at, clock.now().toISOString());
+      await assert.rejects(core.services.runAction({ principal: SYSTEM }, 'jobs', id, 'work'), { code: 'INVALID_STATE' });
+      // A request that changes nothing writes no update and no event of the object.
+      assert.equal((await job(id)).version, 1);
+    });
+
+    it('runDue performs it with the operation id as idempotency key, applies the changes through the update path (job.done) and marks it succeeded', async () => {
+      const { job: id, operation: op } = await queued();
+      assert.equal(await runner().runDue(10), 1);
+      assert.deepEqual(
+        calls.map((c) => c.id),
+        [id],
+      );
+      assert.deepEqual(calls[0]!.ctx, { now: clock.now().toISOString(), idempotencyKey: op.id, attempt: 1 });
+      const done = await operation(op.id);
+      assert.equal(done.status, 'succeeded');
+      assert.equal(done.error, null);
+      assert.equal(done.attempts, 1);
+      assert.equal(done.next_attempt_at, null);
+      assert.equal((await job(id)).status, 'done');
+      assert.equal(await doneEvents(id), 1);
+      assert.equal(await runner().runDue(10), 0, 'nothing is due any more');
+    });
+
+    it('a perform that throws fails the operation with its message; the object is left as it was', async () => {
+      perform = async () => {
+        throw new Error('provider said no');
+      };
+      const log = recordingLog();
+      const r = new OperationRunner({ store: core.store, services: core.services, clock: clock.now, log });
+      const { job: id, operation: op } = await queued();
+      assert.equal(await r.runDue(10), 1);
+      const failed = await operation(op.id);
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.error, 'provider said no');
+      assert.equal((await job(id)).status, 'queued');
+      assert.deepEqual(log.lines, ['warn an operation failed']);
+    });
+
+    it('an object that moved on while it was performed fails the operation instead of changing it', async () => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      perform = async () => {
+        await gate;
+        return { status: 'done' };
+      };
+      const { job: id, operation: op } = await queued();
+      const running = runner().runDue(10);
+      while (calls.length === 0) await settle();
+      await core.services.update({ principal: SYSTEM }, 'jobs', id, 'patch', { status: 'dropped' });
+      release();
+      assert.equal(await running, 1);
+      const failed = await operation(op.id);
+      assert.equal(failed.status, 'failed');
+      assert.match(String(failed.error), /no longer applies/);
+      assert.equal((await job(id)).status, 'dropped');
+      assert.equal(await doneEvents(id), 0);
+    });
+
+    it('the lease: an operation claimed by a runner that died is claimed again once the lease ran out, with the same idempotency key', async () => {
+      const { job: id, operation: op } = await queued();
+      const dead = runner({ leaseMs: 10_000 });
+      const claimed = await dead.claim(10);
+      assert.deepEqual(
+        claimed.map((c) => c.operation.id),
+        [op.id],
+      );
+      assert.equal(claimed[0]!.object?.id, id);
+      const held = await operation(op.id);
+      assert.equal(held.attempts, 1);
+      assert.equal(held.next_attempt_at, new Date(clock.now().getTime() + 10_000).toISOString());
+      // Within the lease nobody else takes it.
+      const alive = runner({ leaseMs: 10_000 });
+      clock.advance(9);
+      assert.equal(await alive.runDue(10), 0);
+      assert.equal(calls.length, 0);
+      clock.advance(2);
+      assert.equal(await alive.runDue(10), 1);
+      assert.equal(calls.length, 1);
+      assert.deepEqual(calls[0]!.ctx, { now: clock.now().toISOString(), idempotencyKey: op.id, attempt: 2 });
+      assert.equal((await operation(op.id)).status, 'succeeded');
+      // Had the first runner only been slow, its late finish changes nothing: the operation is settled, the job done once.
+      await dead.execute(claimed[0]!);
+      assert.equal((await operation(op.id)).status, 'succeeded');
+      assert.equal((await operation(op.id)).attempts, 2);
+      assert.equal(await doneEvents(id), 1);
+    });
+
+    it('the default lease is 30 s', async () => {
+      const { operation: op } = await queued();
+      await runner().claim(10);
+      assert.equal((await operation(op.id)).next_attempt_at, new Date(clock.now().getTime() + 30_000).toISOString());
+      clock.advance(29);
+      assert.equal(await runner().runDue(10), 0);
+      clock.advance(2);
+      assert.equal(await runner().runDue(10), 1);
+    });
+
+    it('an operation whose attempts never finished is failed after maxAttempts rather than claimed forever', async () => {
+      const { job: id, operation: op } = await queued();
+      const r = runner({ leaseMs: 1000, maxAttempts: 2 });
+      assert.equal((await r.claim(10)).length, 1);
+      clock.advance(2);
+      assert.equal((await r.claim(10)).length, 1);
+      clock.advance(2);
+      assert.deepEqual(await r.claim(10), []);
+      const abandoned = await operation(op.id);
+      assert.equal(abandoned.status, 'failed');
+      assert.equal(abandoned.error, 'Abandoned after 2 attempts that did not finish.');
+      assert.equal((await job(id)).status, 'queued');
+      assert.equal(calls.length, 0);
+    });
+
+    it('two runners polling at once never perform one operation twice, nor at the same time', async () => {
+      const performing = new Set<string>();
+      const overlaps: string[] = [];
+      perform = async (j) => {
+        if (performing.has(String(j.id))) overlaps.push(String(j.id));
+        performing.add(String(j.id));
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.floor(Math.random() * 10)));
+        performing.delete(String(j.id));
+        return { status: 'done' };
+      };
+      const ids: string[] = [];
+      for (let i = 0; i < 30; i++) ids.push((await queued()).job);
+      const a = runner({ concurrency: 4 });
+      const b = runner({ concurrency: 4 });
+      a.start(5);
+      b.start(5);
+      const deadline = Date.now() + 20_000;
+      while (calls.length < ids.length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await Promise.all([a.stop(), b.stop()]);
+      assert.deepEqual(overlaps, []);
+      assert.deepEqual(calls.map((c) => c.id).sort(), [...ids].sort(), 'each operation performed exactly once');
+      for (const id of ids) assert.equal((await job(id)).status, 'done');
+    });
+
+    it('the loop keeps at most `concurrency` performs in flight, wake() looks at once, and stop() waits for what is under way', async () => {
+      let inFlight = 0;
+      let most = 0;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      perform = async () => {
+        most = Math.max(most, ++inFlight);
+        await gate;
+        inFlight--;
+        return { status: 'done' };
+      };
+      const ops: string[] = [];
+      for (let i = 0; i < 5; i++) ops.push((await queued()).operation.id);
+      // A long interval: only wake() makes it look again.
+      const r = runner({ concurrency: 2 });
+      r.start(60_000);
+      while (calls.length < 2) await settle();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(calls.length, 2, 'no more than two at once');
+      release();
+      // Finished performs free their slots and the backlog is claimed without waiting for the interval.
+      const deadline = Date.now() + 10_000;
+      while (calls.length < 5 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.equal(calls.length, 5);
+      assert.equal(most, 2);
+      const late = await queued();
+      r.wake();
+      while (calls.length < 6 && Date.now() < deadline) await settle();
+      // stop() returns only once the perform under way has settled its operation.
+      await r.stop();
+      assert.equal((await operation(late.operation.id)).status, 'succeeded');
+      for (const id of ops) assert.equal((await operation(id)).status, 'succeeded');
+    });
+  });
+}
