@@ -181,6 +181,17 @@ export function platformOperations(model: CompiledModel, version: string): Opera
     },
     {
       ...none,
+      id: 'metrics',
+      method: 'GET',
+      path: '/metrics',
+      kind: 'platform',
+      input: {},
+      output: { 200: { type: 'string', description: 'Prometheus text exposition format 0.0.4.' } },
+      errors: [...TRANSPORT],
+      description: 'Prometheus metrics of this process: webhook deliveries by result and their latency, the delivery queue, event streams, events written.',
+    },
+    {
+      ...none,
       id: 'health.live',
       method: 'GET',
       path: '/healthz',

@@ -283,5 +283,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
       );
     }
   }
-  return out;
+  // A method nobody is granted is not served at all (405 with Allow), rather than served to refuse everyone:
+  // webhook deliveries are written by workers only.
+  return out.filter((op) => op.grants.length > 0);
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// The `canon` command: serve, migrate and keys create (worker, openapi and check arrive with their issues).
+// The `canon` command: serve, worker, migrate and keys (openapi and check arrive with their issues).
 import { parseArgs } from 'node:util';
 import { fromEnv, resolveConfig, tlsFrom, type Config } from '../config/config.js';
-import { createRuntime, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
+import { createRuntime, createWorker, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
 import { commerce } from '../../examples/commerce/index.js';
 import type { AppDef } from '../model/types.js';
 import { SYSTEM } from '../model/principal.js';
@@ -14,7 +14,8 @@ import { PasswordHasher } from '../auth/password-hasher.js';
 const USAGE = `usage: canon <command> [options]
 
 commands:
-  serve            serve the API (default)
+  serve            serve the API (default); with CANON_WORKER=embedded (default) also the workers
+  worker           run the workers only: webhook deliveries, asynchronous actions, purges (CANON_WORKER=off on the API processes)
   migrate          create or update the schema, then exit
   keys create      create an API key and print its secret once
   keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
@@ -75,6 +76,18 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
+async function work(config: Config): Promise<void> {
+  const worker = await createWorker(config, { appDef: await appFor(config) });
+  console.log(`Canon worker running (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
+  // SIGTERM drains: attempts and actions under way finish and are recorded; claims not started expire and are taken by others.
+  const stop = async (): Promise<void> => {
+    await worker.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
 /** The app `canon` serves: the module CANON_CONFIG / --config names, else the reference commerce API. */
 function appFor(config: Config): Promise<AppDef> {
   return config.configModule ? loadAppDef(config.configModule) : Promise.resolve(commerce);
@@ -120,6 +133,7 @@ async function main(argv: string[]): Promise<void> {
   const config = configFrom(values);
   const [command = 'serve', sub] = positionals;
   if (command === 'serve') return serve(config);
+  if (command === 'worker') return work(config);
   if (command === 'migrate') {
     await migrateOnly(config, await appFor(config));
     console.log(`migrated ${config.databaseUrl}`);

@@ -135,6 +135,9 @@ export class EventHub {
     for (let round = 0; round < REPLAY_ROUNDS; round++) {
       if (stream.closed || this.closed) {
         this.streams.delete(stream);
+        // A stream that arrives while the hub closes was not among those close() ended: end it here, or its
+        // response would stay open (holding the server's close) with nothing ever sent on it.
+        stream.close('shutdown');
         return;
       }
       if (stream.position >= this.floor) {

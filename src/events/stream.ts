@@ -11,7 +11,12 @@ export interface StreamSink {
   buffered(): number;
   /** Ends the response (the client may reconnect with Last-Event-ID). */
   end(): void;
+  /** Closes the connection at once, dropping what is still queued for it (a no-op once the response is done). */
+  destroy(): void;
 }
+
+/** How long a stream the server ended may take to receive what was queued for it before its connection is closed. */
+export const END_GRACE_MS = 5_000;
 
 /** A frame per (event, version), rendered once and shared by every stream of that version. */
 export type FrameCache = Map<StoredEvent, Map<string, string>>;
@@ -29,7 +34,7 @@ export function frameOf(event: StoredEvent, version: ApiVersion, cache?: FrameCa
   return frame;
 }
 
-export type CloseReason = 'client' | 'slow' | 'revoked' | 'shutdown';
+export type CloseReason = 'client' | 'slow' | 'revoked' | 'shutdown' | 'error';
 
 export interface StreamOptions {
   version: ApiVersion;
@@ -88,6 +93,10 @@ export class EventStream {
     if (this.closed) return;
     this.closed = true;
     this.sink.end();
+    // Ending lets a client that reads take what is queued and resume from its end. One that does not read (cut
+    // off as slow, or revoked or shut down meanwhile) would hold its connection and that queue for as long as it
+    // stays connected, and would hold the server's close: past the grace, its connection is closed.
+    if (reason !== 'client') setTimeout(() => this.sink.destroy(), END_GRACE_MS).unref();
     this.options.onClose?.(reason);
   }
 }

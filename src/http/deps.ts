@@ -16,7 +16,19 @@ import type { ListPages } from '../services/list-pages.js';
 import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
-import type { EventDeps } from './event-routes.js';
+import type { EventFeed } from '../events/feed.js';
+import type { EventHub } from '../events/hub.js';
+
+/** What the events endpoint needs beyond the common dependencies (src/http/event-routes.ts). */
+export interface EventDeps {
+  feed: EventFeed;
+  hub: EventHub;
+  /** Reconnection delay suggested to clients (`retry:`, sent once). */
+  retryMs: number;
+  maxBufferBytes: number;
+  /** Streams one principal may hold at once in this process (429 past it). */
+  maxStreamsPerPrincipal: number;
+}
 
 export interface HttpDeps {
   /** Every operation served (src/catalog/catalog.ts): routes, Allow and the lean read path's targets come from it. */
@@ -49,6 +61,8 @@ export interface HttpDeps {
    */
   readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
   log: Logger;
+  /** Prometheus metrics of this process (src/lib/metrics.ts). */
+  metrics: { text(): Promise<string>; contentType: string };
   /** The event list and stream (src/http/event-routes.ts). */
   events: EventDeps;
 }

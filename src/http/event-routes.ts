@@ -3,30 +3,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { AppError } from '../errors/app-error.js';
 import { eventView } from '../events/event-view.js';
-import type { EventFeed, FeedQuery } from '../events/feed.js';
-import type { EventHub } from '../events/hub.js';
+import type { FeedQuery } from '../events/feed.js';
 import { EventStream, type CloseReason } from '../events/stream.js';
 import { eventMatcher } from '../events/visibility.js';
 import { newestVersion } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
 import { cookiesOf, verifiedCertificateSha256 } from './auth-hooks.js';
-import type { HttpDeps } from './deps.js';
+import type { EventDeps, HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
 import { authHook } from './auth-hooks.js';
 
 export const EVENTS_PATH = '/events';
 const EVENT_STREAM = 'text/event-stream';
-
-/** What the events endpoint needs beyond the common dependencies. */
-export interface EventDeps {
-  feed: EventFeed;
-  hub: EventHub;
-  /** Reconnection delay suggested to clients (`retry:`, sent once). */
-  retryMs: number;
-  maxBufferBytes: number;
-  /** Streams one principal may hold at once in this process (429 past it). */
-  maxStreamsPerPrincipal: number;
-}
 
 /** Whether the client asks for the stream: `text/event-stream` preferred over JSON (RFC 9110 §12.5.1). */
 export function wantsEventStream(accept: string | undefined): boolean {
@@ -74,7 +62,7 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps): Record<string,
         // The credential as presented, re-checked whenever credentials change (src/events/stream-guard.ts).
         const presented = { headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request.raw.socket) };
         const stream = new EventStream(
-          { write: (chunk) => res.write(chunk), buffered: () => res.writableLength, end: () => res.end() },
+          { write: (chunk) => res.write(chunk), buffered: () => res.writableLength, end: () => res.end(), destroy: () => res.destroy() },
           {
             version,
             matches: eventMatcher(filter),
@@ -91,7 +79,14 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps): Record<string,
         );
         res.on('close', () => stream.close('client'));
         stream.field(`retry: ${events.retryMs}`);
-        await events.hub.attach(stream, after, (from, limit) => deps.store.listEvents(from, limit, filter));
+        try {
+          await events.hub.attach(stream, after, (from, limit) => deps.store.listEvents(from, limit, filter));
+        } catch (err) {
+          // The response is hijacked, so the error cannot become an error response; left attached but never live,
+          // the stream would hang its client on heartbeats alone. It ends, and the client resumes by Last-Event-ID.
+          deps.log.warn({ err, request_id: request.id }, 'event stream replay failed');
+          stream.close('error');
+        }
         return reply;
       }
       const feedRequest = events.feed.parse(query);

@@ -127,7 +127,7 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
             request,
             reply,
             (within) => deps.services.runAction(ctxOf(request), r.name, id, name, within, request.body),
-            (result) => (result.operation ? acceptedResponse(version, r, result.record.id, name) : objectResponse(version, r, result, status)),
+            (result) => (result.operation ? acceptedResponse(version, r, result.record.id, name) : objectResponse(version, r, result, status, result.reveal)),
           );
         },
       };

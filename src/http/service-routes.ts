@@ -1,4 +1,4 @@
-// Service endpoints outside the resource model: liveness and readiness.
+// Service endpoints outside the resource model: liveness, readiness and metrics.
 import { AppError } from '../errors/app-error.js';
 import type { HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
@@ -32,12 +32,22 @@ export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
         ...(degraded.length
           ? {
               notes: degraded.map((n) =>
-                n === 'redis' ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process' : `${n} is unreachable`,
+                n === 'redis'
+                  ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process'
+                  : n === 'worker'
+                    ? 'the embedded worker’s last round failed: webhook deliveries and asynchronous actions wait'
+                    : `${n} is unreachable`,
               ),
             }
           : {}),
       };
     },
   };
-  return { 'health.live': live, 'health.ready': ready };
+  const metrics: RouteSpec = {
+    handler: async (_req, reply) => {
+      reply.header('cache-control', 'no-store').type(deps.metrics.contentType);
+      return deps.metrics.text();
+    },
+  };
+  return { 'health.live': live, 'health.ready': ready, metrics };
 }

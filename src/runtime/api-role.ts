@@ -80,6 +80,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   const caches = { keys: new CredentialCache<Principal>(config.authCacheTtlMs), clients: new CredentialCache<ClientGrant | null>(config.authCacheTtlMs) };
   const auth = new Authenticator(store, model.users, tokens, sessions, names, (id, maxAge) => sessionCookie(names, id, maxAge), caches);
   const catalog = buildCatalog(model);
+  if (shared.backend === 'redis') core.optionalChecks.redis = () => shared.counters.ping();
   // One reader of the log for every stream of this process, woken by commits anywhere (src/runtime/event-signal.ts).
   const hub = new EventHub(store, {
     pollMs: config.eventPollMs,
@@ -95,6 +96,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   });
   hub.onTick(streamGuard(hub, () => store.credentialEpoch(), 60_000));
   await hub.start();
+  core.metrics.gauge('canon_event_streams', 'Server-Sent Events streams open on this process.', () => hub.size);
   const app = await buildHttpApp({
     catalog,
     model,
@@ -113,9 +115,10 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
     deviceCookies: new DeviceCookies(secret, names),
     idempotency: core.idempotency,
-    readiness: { required: { store: () => store.ping() }, optional: shared.backend === 'redis' ? { redis: () => shared.counters.ping() } : {} },
+    readiness: { required: { store: () => store.ping() }, optional: core.optionalChecks },
     limiter: new RateLimiter(shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters, config.rateLimits),
     log,
+    metrics: core.metrics,
     events: {
       feed: new EventFeed(store, model, secret),
       hub,

@@ -7,6 +7,9 @@ import { apiKeysResource } from '../platform/api-keys.js';
 import { sessionsResource, signingKeysResource } from '../platform/internal.js';
 import { oauthClientsResource } from '../platform/oauth-clients.js';
 import { operationsResource } from '../platform/operations.js';
+import { webhookDeliveriesResource, webhookDispatchResource } from '../platform/webhook-deliveries.js';
+import { webhookEndpointsResource, type WebhookEndpointOptions } from '../platform/webhook-endpoints.js';
+import { webhookEndpointOptions } from './webhook-options.js';
 
 /** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
 export async function loadAppDef(modulePath: string): Promise<AppDef> {
@@ -26,7 +29,26 @@ export async function appOf(config: Config, appDef: AppDef | undefined): Promise
  * Adds the platform resources every Canon app has. The users resource stands behind credentials: a role
  * or password change ends the cached credentials of every process (ResourceDef.credentialFields).
  */
-export function withPlatform(app: AppDef): AppDef {
+export function withPlatform(app: AppDef, webhooks?: WebhookEndpointOptions): AppDef {
+  // Without a runtime (the catalog, OpenAPI), secrets are never made: the model needs only the definitions.
+  const endpointOptions =
+    webhooks ??
+    webhookEndpointOptions(false, app, () => {
+      throw new Error('webhook secrets are sealed only by a runtime');
+    });
   const resources = app.resources.map((r) => (r.name === app.users && r.credentialFields === undefined ? { ...r, credentialFields: ['role', 'password_hash'] } : r));
-  return { ...app, resources: [...resources, apiKeysResource(app.users), oauthClientsResource(), sessionsResource(app.users), signingKeysResource(), operationsResource()] };
+  return {
+    ...app,
+    resources: [
+      ...resources,
+      apiKeysResource(app.users),
+      oauthClientsResource(),
+      sessionsResource(app.users),
+      signingKeysResource(),
+      operationsResource(),
+      webhookEndpointsResource(endpointOptions),
+      webhookDeliveriesResource(),
+      webhookDispatchResource(),
+    ],
+  };
 }

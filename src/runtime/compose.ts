@@ -49,12 +49,25 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
   await store.close();
 }
 
+/** `canon worker`: the worker role alone (deliveries, asynchronous actions, purges); closing drains it, then the core. */
+export async function createWorker(config: Config, options: CoreOptions = {}): Promise<{ close(): Promise<void> }> {
+  const core = await openCore(config, options);
+  const worker = startWorker(core);
+  return {
+    close: async () => {
+      await worker.close();
+      await core.close();
+    },
+  };
+}
+
 /** `canon serve`: the API role and the worker role on one core; closing stops the worker, then HTTP, then the core. */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const core = await openCore(config, options);
   try {
     const api = await startApi(core, options);
-    const worker = startWorker(core);
+    // CANON_WORKER=off leaves deliveries, payments and purges to `canon worker` processes (DESIGN §9, §12).
+    const worker = config.worker === 'off' ? undefined : startWorker(core);
     return {
       app: api.app,
       catalog: api.catalog,
@@ -70,7 +83,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       fanout: core.shared.fanout,
       passwords: core.passwords,
       close: async () => {
-        await worker.close();
+        await worker?.close();
         await api.close();
         await core.close();
       },

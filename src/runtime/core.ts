@@ -14,6 +14,8 @@ import { openShared, type Shared } from './open-shared.js';
 import { openStore } from './open-store.js';
 
 import { EventSignal } from './event-signal.js';
+import { webhookEndpointOptions } from './webhook-options.js';
+import { Metrics } from '../lib/metrics.js';
 export { EVENTS_CHANNEL } from './event-signal.js';
 
 export interface CoreOptions {
@@ -37,6 +39,9 @@ export interface Core {
   shared: Shared;
   /** Wakes what follows the event log (streams, webhook dispatch) when events may have been committed. */
   events: EventSignal;
+  metrics: Metrics;
+  /** Checks /readyz reports without failing on them (Redis, the embedded worker); roles add theirs. */
+  optionalChecks: Record<string, () => Promise<boolean>>;
   clock: () => Date;
   passwords: PasswordHasher;
   services: ResourceService;
@@ -50,7 +55,16 @@ export interface Core {
 export async function openCore(config: Config, options: CoreOptions = {}): Promise<Core> {
   if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
   const log = createLogger(config.logLevel, options.logger !== false, options.logDestination);
-  const appDef = withPlatform(await appOf(config, options.appDef));
+  const app = await appOf(config, options.appDef);
+  // Webhook secrets are sealed with the secret, known once the store is open (below).
+  const secretRef: { value?: string } = {};
+  const appDef = withPlatform(
+    app,
+    webhookEndpointOptions(config.webhookAllowPrivate, app, () => {
+      if (secretRef.value === undefined) throw new Error('the secret is not known yet');
+      return secretRef.value;
+    }),
+  );
   const model = compileModel(appDef);
   const { store, file } = openStore(config.databaseUrl, { poolSize: config.dbPoolSize, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
@@ -58,13 +72,18 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
   const clock = options.clock ?? (() => new Date());
   // A commit with events wakes every follower of the log, here and in the other processes; a failed publish never fails the write.
   const events = new EventSignal(shared.fanout, store);
-  await events.start();
+  events.start((err) => log.warn({ err }, 'the event fan-out subscription failed: other processes’ events arrive by polling'));
   const passwords = new PasswordHasher(config.passwordCost, config.passwordWork);
-  const services = new ResourceService(store, model, clock, passwords, () => events.committed());
+  const metrics = new Metrics();
+  const services = new ResourceService(store, model, clock, passwords, (written) => {
+    metrics.eventsWritten.inc(written.length);
+    events.committed();
+  });
   // Without CANON_SECRET (development only), the generated secret lives in the database, so every process and
   // every restart agree: cursors, idempotency fingerprints, sealed signing keys and device cookies survive
   // both. A SQLite deployment of an earlier build keeps the secret it wrote beside its file.
   const secret = config.secret ?? (await store.metaValue('generated_secret', existingValue(file, '.canon-secret') ?? randomSecret()));
+  secretRef.value = secret;
   const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   return {
     config,
@@ -75,6 +94,8 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     file,
     shared,
     events,
+    metrics,
+    optionalChecks: {},
     clock,
     passwords,
     services,

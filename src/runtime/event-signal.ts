@@ -15,14 +15,25 @@ export class EventSignal {
   private readonly listeners = new Set<() => void>();
   private unsubscribe: Unsubscribe | undefined;
   private unwatch: (() => void) | undefined;
+  private closed = false;
 
   constructor(
     private readonly fanout: FanOut,
     private readonly store: Store,
   ) {}
 
-  async start(): Promise<void> {
-    this.unsubscribe = await this.fanout.subscribe(EVENTS_CHANNEL, () => this.wake());
+  /**
+   * Not awaited on the fan-out: with Redis unreachable at start the process still serves (its followers poll),
+   * and the subscription starts whenever Redis answers.
+   */
+  start(onError: (err: unknown) => void): void {
+    this.fanout
+      .subscribe(EVENTS_CHANNEL, () => this.wake())
+      .then((unsubscribe) => {
+        if (this.closed) void unsubscribe();
+        else this.unsubscribe = unsubscribe;
+      })
+      .catch(onError);
     this.unwatch = this.store.watchEvents(() => this.wake());
   }
 
@@ -42,6 +53,7 @@ export class EventSignal {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.unwatch?.();
     await this.unsubscribe?.();
   }

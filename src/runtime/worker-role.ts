@@ -2,6 +2,8 @@
 import { OperationRunner } from '../services/operations.js';
 import type { Core } from './core.js';
 import { schedulePurge } from './purge-schedule.js';
+import { scheduleEventPurge } from './event-purge.js';
+import { startWebhookWorker } from './webhook-role.js';
 
 /** How often a worker looks for due operations that no request of its own process announced (another process's, or a lapsed lease). */
 const OPERATION_POLL_MS = 200;
@@ -20,10 +22,16 @@ export function startWorker(core: Core): WorkerRole {
   operations.start(OPERATION_POLL_MS);
   // A request of this process that queued an operation wakes the runner at once, rather than at the next poll.
   const unsubscribe = core.services.onOperationQueued(() => operations.wake());
+  const webhooks = startWebhookWorker(core);
+  // An embedded worker that cannot reach the store degrades /readyz; the store check itself already fails it.
+  core.optionalChecks.worker = async () => webhooks.ok();
+  const stopPurgingEvents = scheduleEventPurge(core);
   return {
     operations,
     close: async () => {
       unsubscribe();
+      await webhooks.stop();
+      stopPurgingEvents();
       // Drains: the performs under way finish and settle before the store closes beneath them.
       await operations.stop();
       await stopPurging();

@@ -49,6 +49,8 @@ export interface Within<T> {
 export interface ActionResult extends Loaded {
   /** The `operations` row inserted in the request's transaction (ActionDef.perform); a worker performs it. */
   operation?: StoredRecord;
+  /** Values the action shows once and never stores (a rotated webhook secret), as a create's `reveal`. */
+  reveal?: Record<string, unknown>;
 }
 
 /** An If-Match check, decided inside the transaction against the current object. */
@@ -288,11 +290,17 @@ export class ResourceService {
         throw new AppError('INVALID_STATE', `The ${actionName} action is not available for this ${label(r)} in its current state.`);
       }
       const now = this.now();
-      const changes = action.run ? await action.run(loaded.record, this.hookContext(ctx, tx, now), input) : {};
+      const hookCtx = this.hookContext(ctx, tx, now);
+      const changes = action.run ? await action.run(loaded.record, hookCtx, input) : {};
       // No changes, no write: an asynchronous action usually changes nothing until it is performed.
       const record = Object.keys(changes).length > 0 ? await this.applyUpdate(tx, ctx, r, loaded.record, changes, now) : loaded.record;
       const operation = action.perform ? await this.queueOperation(tx, r, record.id, actionName, now) : undefined;
-      const result: ActionResult = { record, access: accessFor(r, record, ctx.principal, owned), ...(operation ? { operation } : {}) };
+      const result: ActionResult = {
+        record,
+        access: accessFor(r, record, ctx.principal, owned),
+        ...(operation ? { operation } : {}),
+        ...(Object.keys(hookCtx.reveal).length ? { reveal: hookCtx.reveal } : {}),
+      };
       await within?.last(tx, result);
       return result;
     });

@@ -37,6 +37,8 @@ for (const mode of MODES) {
       users: { path: '/v2/users', body: () => ({ email: `u-${randomUUID()}@example.com`, full_name: 'Plain', password: 'long enough password' }) },
       'api-keys': { path: '/v2/api-keys', body: () => ({ name: 'Plain' }) },
       'oauth-clients': { path: '/v2/oauth-clients', body: () => ({ name: 'Plain' }) },
+      // A public address literal (no DNS in tests) and a pattern no event has: nothing is delivered to it.
+      'webhook-endpoints': { path: '/v2/webhook-endpoints', body: () => ({ url: 'https://93.184.216.34/hook', events: ['never.*'] }) },
     };
     /** Every writable text field of the model, and whether it takes any well-formed text (free) or has a format of its own. */
     let fields: Array<{ resource: string; field: string; list: boolean; maxLength: number; free: boolean }>;

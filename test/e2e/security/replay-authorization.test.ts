@@ -79,6 +79,23 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       fixtures.set('/v2/reviews', async () => ({ path: '/v2/reviews', body: { item_id: productId, rating: 5, title: 'Minted' } }));
       fixtures.set('/v2/api-keys', async () => ({ path: '/v2/api-keys', body: { name: 'minted' } }));
       fixtures.set('/v2/oauth-clients', async () => ({ path: '/v2/oauth-clients', body: { name: 'minted' } }));
+      // A public address literal (no DNS in tests) and a pattern no event has: nothing is ever delivered to it.
+      const endpointBody = { url: 'https://93.184.216.34/hook', events: ['never.*'] };
+      const endpoint = async (): Promise<string> => {
+        const res = await server.request('POST', '/v2/webhook-endpoints', { body: endpointBody });
+        assert.equal(res.status, 201, res.text);
+        return res.body.id;
+      };
+      fixtures.set('/v2/webhook-endpoints', async () => ({ path: '/v2/webhook-endpoints', body: endpointBody }));
+      fixtures.set('/v2/webhook-endpoints/:id/rotate-secret', async () => ({ path: `/v2/webhook-endpoints/${await endpoint()}/rotate-secret`, body: {} }));
+      fixtures.set('/v2/webhook-deliveries/:id/retry', async () => {
+        // Only workers write deliveries: a failed one is put in the store as a worker would leave it.
+        const now = new Date().toISOString();
+        const id = randomUUID();
+        const delivery = { id, version: 1, created_at: now, updated_at: now, endpoint_id: await endpoint(), event_id: randomUUID(), event_type: 'never.happened' };
+        await server.runtime.store.transaction((tx) => tx.insert('webhook-deliveries', { ...delivery, status: 'failed', attempts: [], next_attempt_at: null, claim: null }));
+        return { path: `/v2/webhook-deliveries/${id}/retry`, body: {} };
+      });
     });
     after(async () => server.close());
 

@@ -1,0 +1,66 @@
+// The /webhook-deliveries platform resource (DESIGN §9): one row per (endpoint, event), its attempts, and the dead-letter store (`failed`).
+import { defineResource, f } from '../model/define.js';
+import type { ResourceDef } from '../model/types.js';
+import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
+
+export const WEBHOOK_DELIVERIES = 'webhook-deliveries';
+
+/** One attempt as the delivery object lists it. */
+export interface DeliveryAttempt {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+}
+
+export function webhookDeliveriesResource(): ResourceDef {
+  return defineResource({
+    name: WEBHOOK_DELIVERIES,
+    singular: 'webhook_delivery',
+    // Deliveries are about events: events about them would be delivered in turn, without end.
+    events: false,
+    fields: {
+      endpoint_id: f.uuid({ required: true, readOnly: true, filterable: true, references: WEBHOOK_ENDPOINTS }),
+      event_id: f.uuid({ required: true, readOnly: true, filterable: true }),
+      event_type: f.string({ required: true, readOnly: true, filterable: true }),
+      status: f.enum(['pending', 'succeeded', 'failed'], { default: 'pending', filterable: true, readOnly: true }),
+      attempts: f.object({ readOnly: true, description: 'Every attempt: {at, status_code, duration_ms, error}.' }),
+      /** When a worker may (next) attempt it; while a worker holds it, the end of its lease (30 s). */
+      next_attempt_at: f.timestamp({ readOnly: true, filterable: true, sortable: true }),
+      /** Which claim holds it: a worker whose lease ran out cannot record an attempt over a newer claim. */
+      claim: f.string({ hidden: true }),
+    },
+    belongsTo: [{ resource: WEBHOOK_ENDPOINTS, field: 'endpoint_id', nested: true, onDelete: 'cascade' }],
+    // Deliveries are made by workers only; admins read them and re-send failed ones.
+    permissions: { read: ['admin'], create: [], update: [], delete: [] },
+    actions: {
+      retry: {
+        method: 'POST',
+        allow: ['admin'],
+        status: 202,
+        description: 'Sends a failed delivery again (202): it becomes pending with a fresh schedule, its attempts kept.',
+        when: (d) => d.status === 'failed',
+        run: (_d, ctx) => ({ status: 'pending', next_attempt_at: ctx.now, claim: null }),
+      },
+    },
+  });
+}
+
+export const WEBHOOK_DISPATCH = 'webhook-dispatch';
+/** The one row of the dispatcher's position. */
+export const DISPATCH_ROW = '00000000-0000-7000-8000-000000000001';
+
+/**
+ * How far the dispatcher has turned events into deliveries: one row, locked by the dispatching
+ * transaction, so with several workers exactly one dispatches each event (and commits its deliveries
+ * and the new position together: a worker killed mid-way leaves both as they were).
+ */
+export function webhookDispatchResource(): ResourceDef {
+  return defineResource({
+    name: WEBHOOK_DISPATCH,
+    singular: 'webhook_dispatch',
+    internal: true,
+    fields: { position: f.integer({ required: true }) },
+    permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+  });
+}

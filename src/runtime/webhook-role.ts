@@ -1,0 +1,63 @@
+// The webhook delivery worker of a process: sender, retry schedule and metrics around src/events/webhook-worker.ts.
+import { open } from '../lib/key-crypto.js';
+import type { Config } from '../config/config.js';
+import { WebhookWorker } from '../events/webhook-worker.js';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-schedule.js';
+import { WebhookSender } from '../webhooks/sender.js';
+import type { Core } from './core.js';
+import { SEAL_PURPOSE } from './webhook-options.js';
+import { WEBHOOK_DELIVERIES } from '../platform/webhook-deliveries.js';
+
+export function retrySchedule(config: Config): readonly number[] {
+  return config.webhookRetrySchedule ? parseRetrySchedule(config.webhookRetrySchedule) : DEFAULT_RETRY_SCHEDULE;
+}
+
+/** The delivery worker on `core`: woken by commits anywhere, polling for retries that come due. */
+export function startWebhookWorker(core: Core): { stop(): Promise<void>; ok(): boolean } {
+  const { config, metrics } = core;
+  const sender = new WebhookSender({ policy: { allowPrivate: config.webhookAllowPrivate }, timeoutMs: config.webhookTimeoutMs });
+  const worker = new WebhookWorker(
+    core.store,
+    core.model,
+    sender,
+    (sealed) => open(sealed, `${SEAL_PURPOSE}:${core.secret}`),
+    core.clock,
+    {
+      schedule: retrySchedule(config),
+      leaseMs: 30_000,
+      batch: 100,
+      concurrency: 32,
+      pollMs: Math.min(config.eventPollMs, 1000),
+      maxPayloadBytes: 64 * 1024,
+      failureWindowMs: 5 * 24 * 3600 * 1000,
+      random: Math.random,
+    },
+    core.log,
+    {
+      attempted: (result, seconds) => {
+        metrics.deliveries.inc({ result });
+        metrics.deliveryLatency.observe(seconds);
+      },
+    },
+  );
+  // Deliveries waiting (due or scheduled), read when scraped.
+  metrics.gauge('canon_webhook_queue_depth', 'Webhook deliveries pending (due now or scheduled for a retry).', async () => {
+    const page = await core.store.list(WEBHOOK_DELIVERIES, {
+      where: [{ path: 'status', op: 'eq', value: 'pending' }],
+      orderBy: [{ path: 'id', desc: false }],
+      limit: 1,
+      withTotal: true,
+    });
+    return page.total ?? 0;
+  });
+  const stopWaking = core.events.on(() => worker.wake());
+  worker.start();
+  return {
+    ok: () => worker.ok,
+    stop: async () => {
+      stopWaking();
+      await worker.stop();
+      await sender.close();
+    },
+  };
+}
