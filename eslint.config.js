@@ -20,7 +20,7 @@ const LAYERS = {
   limits: ['lib', 'errors', 'model', 'counters'],
   services: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'auth'],
   webhooks: ['lib', 'errors'],
-  events: ['lib', 'errors', 'model', 'query', 'store', 'services', 'webhooks'],
+  events: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'services', 'webhooks'],
   config: ['lib', 'errors', 'auth', 'limits'],
   http: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks', 'events'],
   runtime: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'counters', 'fanout', 'platform', 'auth', 'limits', 'services', 'config', 'http', 'webhooks', 'events'],
