@@ -11,7 +11,7 @@ import type { Store, StoredEvent, Tx } from '../store/types.js';
 import { nextAttemptDelayMs } from '../webhooks/retry-schedule.js';
 import type { SendInput, SendOutcome } from '../webhooks/sender.js';
 import { eventView } from './event-view.js';
-import { eventMatcher } from './visibility.js';
+import { globMatches } from './visibility.js';
 
 export interface WebhookWorkerOptions {
   /** Seconds before each attempt, the first included (CANON_WEBHOOK_RETRY_SCHEDULE). */
@@ -50,7 +50,7 @@ const SYSTEM_ROUNDS = 1_000;
 
 function typeMatches(patterns: unknown, type: string): boolean {
   const list = Array.isArray(patterns) ? (patterns as string[]) : ['*'];
-  return eventMatcher({ types: list })({ type } as StoredEvent);
+  return list.some((p) => globMatches(p, type));
 }
 
 /**
@@ -147,7 +147,10 @@ export class WebhookWorker {
     const lane = async (): Promise<void> => {
       while (next < claimed.length) {
         const delivery = claimed[next++]!;
-        results.push({ delivery, outcome: await this.attempt(delivery) });
+        // A delivery that cannot even be prepared (a secret sealed under another CANON_SECRET) fails alone,
+        // recorded with its reason, instead of failing the round and coming back at every lease.
+        const outcome = await this.attempt(delivery).catch((err: unknown) => ({ skipped: `not sent: ${err instanceof Error ? err.message : String(err)}` }));
+        results.push({ delivery, outcome });
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
