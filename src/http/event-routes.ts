@@ -81,6 +81,9 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps): Record<string,
         stream.field(`retry: ${events.retryMs}`);
         try {
           await events.hub.attach(stream, after, (from, limit) => deps.store.listEvents(from, limit, filter));
+          // A credential revoked between the authentication above and the attach moved the epoch before the
+          // stream guard knew of this stream: one more check now that it does closes that gap.
+          if (!stream.closed && !(await stream.options.stillAuthorized().catch(() => false))) stream.close('revoked');
         } catch (err) {
           // The response is hijacked, so the error cannot become an error response; left attached but never live,
           // the stream would hang its client on heartbeats alone. It ends, and the client resumes by Last-Event-ID.

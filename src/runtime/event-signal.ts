@@ -46,8 +46,13 @@ export class EventSignal {
     for (const listener of this.listeners) listener();
   }
 
-  /** A transaction of this process committed events: wake followers here and in every other process. */
+  /**
+   * A transaction of this process committed events: wake followers here and in every other process. Not
+   * when the store announces events itself once they are readable (PostgreSQL: after the stamper numbered
+   * them); a wake-up now would only make every process read too early.
+   */
   committed(): void {
+    if (this.store.capabilities.announcesEvents) return;
     this.wake();
     this.fanout.publish(EVENTS_CHANNEL, '').catch(() => undefined);
   }

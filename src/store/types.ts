@@ -163,6 +163,11 @@ export type Commit = <T>(fn: (tx: Tx) => Promise<T>) => Promise<T>;
 export interface StoreCapabilities {
   /** Ranked full-text search over searchable fields. */
   fullTextSearch: boolean;
+  /**
+   * The store itself tells every process when events become readable (`watchEvents`: PostgreSQL's stamper
+   * NOTIFYs once it has sequenced them); a wake-up sent at commit would come before they are readable.
+   */
+  announcesEvents: boolean;
 }
 
 export interface Store extends Reader {

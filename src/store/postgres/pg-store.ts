@@ -256,7 +256,7 @@ export interface PgOptions {
 }
 
 export class PgStore implements Store {
-  readonly capabilities = { fullTextSearch: true };
+  readonly capabilities = { fullTextSearch: true, announcesEvents: true };
   private readonly pool: pg.Pool;
   private model: CompiledModel | undefined;
   private readonly reads: PgOps;

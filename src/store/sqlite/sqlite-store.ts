@@ -44,7 +44,7 @@ export interface SqliteOptions {
 }
 
 export class SqliteStore implements Store {
-  readonly capabilities = { fullTextSearch: true };
+  readonly capabilities = { fullTextSearch: true, announcesEvents: false };
   private readonly writer: Connection;
   private readonly reader: Connection;
   private readonly memory: boolean;
