@@ -93,6 +93,11 @@ export interface Config {
   webhookRetrySchedule: string | undefined;
   /** Bound of one delivery attempt, headers and body (DESIGN §9: 15 s). */
   webhookTimeoutMs: number;
+  /**
+   * How long a worker's claim on a delivery or an operation holds: one that died holding it leaves it to be
+   * taken again after this (DESIGN §9: within 30 s). Longer than any attempt, or live claims would be retaken.
+   */
+  workerLeaseMs: number;
   rateLimits: RateLimits;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
@@ -157,6 +162,7 @@ export const DEFAULTS: Config = {
   webhookAllowPrivate: false,
   webhookRetrySchedule: undefined,
   webhookTimeoutMs: 15_000,
+  workerLeaseMs: 30_000,
   rateLimits: {
     enabled: true,
     algorithm: 'token-bucket',
@@ -259,6 +265,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   if (env.CANON_WEBHOOK_ALLOW_PRIVATE === '1' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'true' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'on') out.webhookAllowPrivate = true;
   set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);
   set('webhookTimeoutMs', int(env.CANON_WEBHOOK_TIMEOUT_MS, 'CANON_WEBHOOK_TIMEOUT_MS'));
+  set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
   if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');
@@ -290,5 +297,9 @@ export function resolveConfig(...layers: Array<Partial<Config>>): Config {
   const config: Config = { ...DEFAULTS };
   for (const layer of layers) Object.assign(config, Object.fromEntries(Object.entries(layer).filter(([, v]) => v !== undefined)));
   if (config.production) config.seed = false;
+  // A lease shorter than an attempt would let a second worker take a delivery still being attempted.
+  if (config.workerLeaseMs <= config.webhookTimeoutMs) {
+    throw new Error(`CANON_WORKER_LEASE_MS (${config.workerLeaseMs}) must be longer than CANON_WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs})`);
+  }
   return config;
 }

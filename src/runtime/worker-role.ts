@@ -18,7 +18,7 @@ export interface WorkerRole {
 /** Starts every background job on `core`; `canon serve` embeds it, a dedicated worker process runs it alone. */
 export function startWorker(core: Core): WorkerRole {
   const stopPurging = schedulePurge(core.idempotency, core.config.idempotencyPurgeIntervalSeconds, core.log);
-  const operations = new OperationRunner({ store: core.store, services: core.services, clock: core.clock, log: core.log });
+  const operations = new OperationRunner({ store: core.store, services: core.services, clock: core.clock, log: core.log, leaseMs: core.config.workerLeaseMs });
   operations.start(OPERATION_POLL_MS);
   // A request of this process that queued an operation wakes the runner at once, rather than at the next poll.
   const unsubscribe = core.services.onOperationQueued(() => operations.wake());

@@ -19,7 +19,7 @@ const EVENTS = 500;
  * the receiver refuses and the process is down, however the kill falls, and the refusals stay a light load.
  */
 const SCHEDULE = ['0', ...Array<string>(14).fill('4')].join(',');
-/** A delivery claimed by the killed process is due again when its lease ends (30 s, DESIGN §9), plus a retry delay and slack. */
+/** A delivery claimed by the killed process is due again when its lease ends (CANON_WORKER_LEASE_MS, 5 s here), plus a retry delay and slack. */
 const RECOVERY_MS = 45_000;
 
 /** Whether this build's CLI has `canon worker` (the worker role alone, for CANON_WORKER=off deployments). */
@@ -185,6 +185,9 @@ describe('webhook deliveries survive a SIGKILLed worker', () => {
     CANON_WEBHOOK_ALLOW_PRIVATE: '1',
     CANON_WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
     CANON_EVENT_POLL_MS: '100',
+    // A short lease (the default is 30 s) so the killed process's claims come due again quickly; attempts stay shorter.
+    CANON_WORKER_LEASE_MS: '5000',
+    CANON_WEBHOOK_TIMEOUT_MS: '2000',
     // Hundreds of synchronous SQLite commits on a busy machine can stall the loop past the 1 s overload guard: a 503 here would test that guard, not deliveries.
     CANON_MAX_EVENT_LOOP_DELAY_MS: '30000',
   });
