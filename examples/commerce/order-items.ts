@@ -13,11 +13,18 @@ async function orderOf(orderId: string, ctx: HookContext): Promise<StoredRecord>
   return order;
 }
 
-/** Items can change only while their order is pending: a paid order's total is what was paid. */
-function assertPending(order: StoredRecord): void {
+/**
+ * Items can change only while their order is pending and no payment of it is under way: a paid order's
+ * total is what was paid, and a payment accepted for one total must not complete for another (items added
+ * between the 202 and the provider's answer). Read under the order's lock, which the payment request takes
+ * too, so an item change and a payment request are never both accepted for one total.
+ */
+async function assertPending(order: StoredRecord, ctx: HookContext): Promise<void> {
   if (order.status !== 'pending') {
     throw new AppError('INVALID_STATE', `Items can only change while the order is pending; it is ${String(order.status)}.`);
   }
+  const paying = await ctx.services.list('operations', { object_id: order.id, action: 'payment', status: 'processing' });
+  if (paying.length > 0) throw new AppError('INVALID_STATE', 'Items cannot change while a payment of the order is processing.');
 }
 
 /** SUM over every item in SQL (integers, however many items), under the order's lock taken by orderOf. */
@@ -51,7 +58,7 @@ export const orderItems = defineResource({
   hooks: {
     async beforeCreate(values, ctx) {
       const order = await orderOf(String(values.order_id), ctx);
-      assertPending(order);
+      await assertPending(order, ctx);
       const product = await ctx.services.get('products', String(values.product_id));
       if (!product || product.status !== 'active') {
         throw new AppError('VALIDATION_ERROR', 'The product cannot be ordered.', {
@@ -67,11 +74,11 @@ export const orderItems = defineResource({
       return { ...values, unit_price: { ...price } };
     },
     async beforeUpdate(values, current, ctx) {
-      assertPending(await orderOf(String(current.order_id), ctx));
+      await assertPending(await orderOf(String(current.order_id), ctx), ctx);
       return values;
     },
     async beforeDelete(current, ctx) {
-      if (!ctx.cascading) assertPending(await orderOf(String(current.order_id), ctx));
+      if (!ctx.cascading) await assertPending(await orderOf(String(current.order_id), ctx), ctx);
     },
     async afterWrite(item, _kind, ctx) {
       // While the order itself is being deleted its total no longer matters.

@@ -166,6 +166,26 @@ for (const mode of MODES) {
       expectError(await server.request('GET', `/v2/orders/${randomUUID()}/payment`), 404, 'NOT_FOUND');
     });
 
+    it('items cannot change while a payment is processing: the total paid is the total accepted', async () => {
+      process.env.CANON_PAYMENT_DELAY_MS = '1500';
+      const orderId = await orderWithItem();
+      const before = (await server.request('GET', `/v2/orders/${orderId}`, { key: cust.key })).body.total;
+      assert.equal((await pay(orderId)).status, 202);
+      const added = await server.request('POST', `/v2/orders/${orderId}/order-items`, { key: cust.key, body: { product_id: productId, quantity: 5 } });
+      assert.equal(added.status, 409, added.text);
+      assert.equal(added.body.error.code, 'INVALID_STATE');
+      const items = await server.request('GET', `/v2/orders/${orderId}/order-items`, { key: cust.key });
+      const item = items.body.data[0];
+      const changed = await server.request('PATCH', `/v2/order-items/${item.id}`, { key: cust.key, body: { quantity: 9 } });
+      assert.equal(changed.status, 409, changed.text);
+      const removed = await server.request('DELETE', `/v2/order-items/${item.id}`, { key: cust.key });
+      assert.equal(removed.status, 409, removed.text);
+      assert.equal((await settled(orderId)).body.status, 'succeeded');
+      const order = await server.request('GET', `/v2/orders/${orderId}`, { key: cust.key });
+      assert.equal(order.body.status, 'paid');
+      assert.deepEqual(order.body.total, before);
+    });
+
     it('the body is nothing or {}; anything else is 422', async () => {
       const id = await orderWithItem();
       const unknown = expectError(await pay(id, cust.key, { body: { amount: 100 } }), 422, 'VALIDATION_ERROR');
