@@ -21,6 +21,8 @@ if (files.length === 0) {
   console.error('no test files found under dist/test');
   process.exit(1);
 }
-// A per-test time limit, so a hung test fails instead of stalling CI.
-const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-timeout=180000', ...files], { stdio: 'inherit' });
+// A per-test time limit, so a hung test fails instead of stalling CI. CANON_TEST_CONCURRENCY runs that many files
+// at once (Node's default is one less than the cores: one file at a time on a 2-core machine, as CI runs them).
+const concurrency = process.env.CANON_TEST_CONCURRENCY ? [`--test-concurrency=${process.env.CANON_TEST_CONCURRENCY}`] : [];
+const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-timeout=180000', ...concurrency, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

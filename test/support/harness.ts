@@ -78,6 +78,9 @@ export async function startServer(mode: Mode, overrides: Partial<Config> = {}, a
     passwordCost: TEST_PASSWORD_COST,
     secret: 'test-secret',
     logLevel: 'silent',
+    // A loaded test machine stalls event loops past the 1 s production guard; a 503 then would test the guard,
+    // not the feature. The overload tests set their own limits.
+    overload: { maxEventLoopDelayMs: 30_000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
     ...overrides,
   });
   const runtime = await createRuntime(config, { logger: false, appDef: appDef ?? commerce, ...(clock ? { clock: clock.now } : {}), ...runtimeOptions });
