@@ -1,10 +1,12 @@
 // Canon as a benchmark target: its environment and start, fast seeding through the compiled store, CPU profiles.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { v7 as uuidv7 } from 'uuid';
-import { CANON_CLI, ROOT, UNLIMITED_RATE, settings } from './options.mjs';
-import { childEnv, startServer } from './processes.mjs';
+import { CANON_CLI, READY_TIMEOUT_MS, ROOT, UNLIMITED_RATE, settings } from './options.mjs';
+import { assertAlive, childEnv, request, startServer } from './processes.mjs';
 
 /** Names this run's CPU profiles apart from earlier ones in the same directory. */
 const RUN_STAMP = new Date().toISOString().replace(/[:.]/g, '-');
@@ -17,15 +19,9 @@ export function assertBuilt() {
   if (!existsSync(CANON_CLI)) throw new Error(`${path.relative(ROOT, CANON_CLI)} is missing: build first (npx tsc -p . or npm run build).`);
 }
 
-/**
- * Starts `canon serve` on 127.0.0.1:port. `rateLimit`: 'unlimited' (on, with limits no run reaches) or 'off'.
- * With BENCH_CPU_PROF set, Canon runs under `node --cpu-prof` and writes `<run time>-<profileName>.cpuprofile` there.
- */
-export function startCanon(port, { databaseUrl, adminKey, pinned, seed = false, rateLimit = 'unlimited', profileName = 'canon', name = 'Canon', env: extraEnv = {} }) {
-  assertBuilt();
+/** The environment every Canon process of a benchmark shares (serve and worker). */
+function canonEnv({ databaseUrl, adminKey, seed, rateLimit, extraEnv }) {
   const env = childEnv({
-    PORT: String(port),
-    HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
     CANON_ADMIN_API_KEY: adminKey,
     CANON_SECRET,
@@ -39,9 +35,86 @@ export function startCanon(port, { databaseUrl, adminKey, pinned, seed = false, 
     delete env.CANON_RATE_LIMIT;
     Object.assign(env, { CANON_RATE_LIMIT_PER_PRINCIPAL: UNLIMITED_RATE, CANON_RATE_LIMIT_PER_IP: UNLIMITED_RATE, CANON_RATE_LIMIT_GLOBAL: UNLIMITED_RATE });
   }
-  if (settings.cpuProfileDir) mkdirSync(settings.cpuProfileDir, { recursive: true });
-  const nodeArgs = settings.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`, `--cpu-prof-name=${profileFile(profileName)}`] : [];
-  return startServer(name, CANON_CLI, ['serve'], env, pinned, nodeArgs);
+  return env;
+}
+
+function profilerArgs(profileName) {
+  if (!settings.cpuProfileDir) return [];
+  mkdirSync(settings.cpuProfileDir, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`, `--cpu-prof-name=${profileFile(profileName)}`];
+}
+
+/**
+ * Starts `canon serve` on 127.0.0.1:port. `rateLimit`: 'unlimited' (on, with limits no run reaches) or 'off'.
+ * With BENCH_CPU_PROF set, Canon runs under `node --cpu-prof` and writes `<run time>-<profileName>.cpuprofile` there.
+ * `cli` runs another build (a worktree of an earlier commit) instead of this checkout's.
+ */
+export function startCanon(
+  port,
+  { databaseUrl, adminKey, pinned, seed = false, rateLimit = 'unlimited', profileName = 'canon', name = 'Canon', env: extraEnv = {}, cli = CANON_CLI },
+) {
+  if (cli === CANON_CLI) assertBuilt();
+  else if (!existsSync(cli)) throw new Error(`${cli} is missing: build that worktree first`);
+  const env = canonEnv({ databaseUrl, adminKey, seed, rateLimit, extraEnv: { PORT: String(port), HOST: '127.0.0.1', ...extraEnv } });
+  return startServer(name, cli, ['serve'], env, pinned, profilerArgs(profileName));
+}
+
+/** Starts `canon worker` (no HTTP) and resolves once it says it is running; same environment rules as startCanon. `track` sees the process once spawned. */
+export async function startCanonWorker({
+  databaseUrl,
+  adminKey,
+  pinned,
+  profileName = 'canon-worker',
+  name = 'Canon worker',
+  env: extraEnv = {},
+  rateLimit = 'unlimited',
+  core,
+  track,
+}) {
+  assertBuilt();
+  const worker = startServer(name, CANON_CLI, ['worker'], canonEnv({ databaseUrl, adminKey, seed: false, rateLimit, extraEnv }), pinned, profilerArgs(profileName), core);
+  track?.(worker);
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!/worker running/.test(worker.output())) {
+    assertAlive(worker, 'before it said it was running');
+    if (Date.now() > deadline) throw new Error(`${name} did not start within ${READY_TIMEOUT_MS / 1000} s:\n${worker.output()}`);
+    await sleep(50);
+  }
+  return worker;
+}
+
+/** POSTs `count` distinct products with `width` requests in flight over kept-alive connections; returns their ids in order. */
+export async function createProducts(base, headers, count, { width = 16, label = 'bench' } = {}) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: width });
+  const ids = new Array(count);
+  let next = 0;
+  const lane = async () => {
+    while (next < count) {
+      const i = next++;
+      const res = await request('POST', `${base}/v2/products`, {
+        headers,
+        body: { name: `${label} product ${i}`, price: { amount: 100 + (i % 100_000), currency: 'EUR' }, status: 'active', tags: [] },
+        timeoutMs: 30_000,
+        agent,
+      });
+      if (res.status !== 201) throw new Error(`POST /v2/products answered ${res.status}: ${res.body.slice(0, 300)}`);
+      ids[i] = JSON.parse(res.body).id;
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(width, count) }, lane));
+  } finally {
+    agent.destroy();
+  }
+  return ids;
+}
+
+/** Registers a webhook endpoint (admin key in `headers`); returns its id and whsec_ secret. */
+export async function registerEndpoint(base, headers, url, events = ['*']) {
+  const res = await request('POST', `${base}/v2/webhook-endpoints`, { headers, body: { url, events }, timeoutMs: 10_000 });
+  if (res.status !== 201) throw new Error(`POST /v2/webhook-endpoints answered ${res.status}: ${res.body.slice(0, 300)}`);
+  const json = JSON.parse(res.body);
+  return { id: json.id, secret: json.secret };
 }
 
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist/src', file)).href);

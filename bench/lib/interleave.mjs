@@ -9,17 +9,26 @@ import { assertAlive } from './processes.mjs';
  * 20–30 % within minutes, more than the differences these benchmarks judge; two back-to-back runs of 10 s
  * each compare two different machines. Here each target is loaded in `slices` slices of `sliceSeconds`,
  * in the order A B B A A B B A …, so a drift that is linear over a cycle weighs on both targets equally,
- * and each target's figures are summed over its slices. `targets`: [{ server, load, label, name }] (two).
- * Returns one result per target, shaped as `measure` returns them (plus `slices`: requests/s per slice).
+ * and each target's figures are summed over its slices. `targets`: [{ server, load, label, name, afterSlice? }] (two).
+ * `afterSlice()`, when given, runs after each of that target's slices (and after its warm-up and settling slice)
+ * and counts in the slice's time and CPU: the work a slice left behind (webhook deliveries) is done before the next.
+ * Returns one result per target, shaped as `measure` returns them (plus `slices`: requests/s per slice, and
+ * `afterSliceSeconds`: the time spent in afterSlice).
  */
 export async function measureInterleaved(targets, { slices = settings.slices, sliceSeconds = settings.sliceSeconds, warmup = settings.warmup } = {}) {
   if (targets.length !== 2) throw new Error('measureInterleaved compares exactly two targets');
-  for (const t of targets) await warmUp(t.label, t.name, t.load, warmup);
+  for (const t of targets) {
+    await warmUp(t.label, t.name, t.load, warmup);
+    await t.afterSlice?.();
+  }
   const quiet = await quietWait();
   // One unmeasured slice each, in order, after the quiet wait: the first slice after idling ran about 20%
   // slow, and it always fell to the leading target (measured at 3f830f0: ratios 1–2.5% worse whenever
   // the keyed server led). Now the first measured slice follows one of each.
-  for (const t of targets) await runLoad(`${t.name} settling`, t.load, sliceSeconds);
+  for (const t of targets) {
+    await runLoad(`${t.name} settling`, t.load, sliceSeconds);
+    await t.afterSlice?.();
+  }
   const acc = targets.map(() => ({
     histogram: new LatencyHistogram(),
     wallSeconds: 0,
@@ -38,6 +47,7 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
     resets: 0,
     statusCodes: {},
     perSlice: [],
+    afterSliceSeconds: 0,
   }));
   console.log(`bench: ${targets[0].label} vs ${targets[1].label}: ${slices} slices of ${sliceSeconds} s each, alternating`);
   for (let round = 0; round < slices * 2; round++) {
@@ -51,6 +61,11 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
     const coresBefore = coreTimes();
     const wallBefore = process.hrtime.bigint();
     const result = await runLoad(`${t.name} slice ${pair + 1}`, t.load, sliceSeconds, a.histogram);
+    if (t.afterSlice) {
+      const afterBefore = process.hrtime.bigint();
+      await t.afterSlice();
+      a.afterSliceSeconds += Number(process.hrtime.bigint() - afterBefore) / 1e9;
+    }
     const wall = Number(process.hrtime.bigint() - wallBefore) / 1e9;
     const serverAfter = cpuSecondsOf(t.server.child.pid);
     const coresAfter = coreTimes();
@@ -102,6 +117,7 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
         max: Math.max(...a.perSlice),
       },
       slices: a.perSlice,
+      afterSliceSeconds: a.afterSliceSeconds,
       latencyMs: a.histogram.summary(),
       cpuUtilisation: cpu,
       serverCpuMicrosPerRequest: server === null || a.requests === 0 ? null : (a.serverCpu * 1e6) / a.requests,

@@ -111,10 +111,10 @@ export function childEnv(extra) {
   return env;
 }
 
-/** Starts `node [nodeArgs] script [args]`, under `taskset -c SERVER_CORE` when pinned; its output is kept (last 8 KiB). */
-export function startServer(name, script, args, env, pinned, nodeArgs = []) {
+/** Starts `node [nodeArgs] script [args]`, under `taskset -c core` (SERVER_CORE by default) when pinned; its output is kept (last 8 KiB). */
+export function startServer(name, script, args, env, pinned, nodeArgs = [], core = SERVER_CORE) {
   const command = pinned ? 'taskset' : process.execPath;
-  const argv = pinned ? ['-c', SERVER_CORE, process.execPath, ...nodeArgs, script, ...args] : [...nodeArgs, script, ...args];
+  const argv = pinned ? ['-c', core, process.execPath, ...nodeArgs, script, ...args] : [...nodeArgs, script, ...args];
   const child = spawn(command, argv, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   children.add(child);
   let output = '';
@@ -156,12 +156,12 @@ export async function stopServer(server) {
   }
 }
 
-/** One request over a fresh connection, bounded in time; resolves with status, headers and body text. */
-export function request(method, url, { headers = {}, body, timeoutMs = 2000 } = {}) {
+/** One request over a fresh connection (or `agent`'s), bounded in time; resolves with status, headers and body text. */
+export function request(method, url, { headers = {}, body, timeoutMs = 2000, agent = false } = {}) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     const allHeaders = payload ? { 'content-type': 'application/json', 'content-length': String(payload.length), ...headers } : headers;
-    const req = http.request(url, { method, headers: allHeaders, agent: false, timeout: timeoutMs }, (res) => {
+    const req = http.request(url, { method, headers: allHeaders, agent, timeout: timeoutMs }, (res) => {
       const chunks = [];
       res.on('data', (chunk) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));

@@ -40,6 +40,11 @@ export class EventHub {
   private started: Promise<void> | undefined;
   private timers: NodeJS.Timeout[] = [];
   private closed = false;
+  /**
+   * Set when a wake found no stream to read for and skipped the read (a process with no streams reads nothing
+   * per commit): the head may be behind the log, and the next read starts again from the log's head, as at start.
+   */
+  private stale = false;
   /** Called on every poll tick; the composition root checks credentials and sweeps there. */
   private readonly tickers: Array<() => Promise<void>> = [];
 
@@ -79,11 +84,15 @@ export class EventHub {
     for (const s of this.streams) s.comment('heartbeat');
   }
 
-  /** Reads the log now (coalesced: a wake during a read makes one more read after it). */
+  /** Reads the log now (coalesced: a wake during a read makes one more read after it); with no stream, marks the hub stale instead. */
   wake(): void {
     if (this.closed) return;
     if (this.reading) {
       this.again = true;
+      return;
+    }
+    if (this.streams.size === 0) {
+      this.stale = true;
       return;
     }
     this.reading = this.readAll()
@@ -104,6 +113,13 @@ export class EventHub {
 
   private async readAll(): Promise<void> {
     await this.start();
+    if (this.stale) {
+      // No stream was held while reads were skipped, so none waits for the events skipped: start from the head.
+      const head = await this.store.lastEventSequence();
+      this.head = this.floor = head;
+      this.ring = [];
+      this.stale = false;
+    }
     for (let round = 0; round < REPLAY_ROUNDS && !this.closed; round++) {
       const events = await this.store.listEvents(this.head, this.options.batch);
       if (events.length === 0) return;
@@ -132,6 +148,16 @@ export class EventHub {
     await this.start();
     stream.position = after;
     this.streams.add(stream);
+    if (this.stale) {
+      // Reads were skipped while no stream was held: one read (from the log's head) before the stream compares its
+      // position with the ring; it then replays from the log what lies below, and the hub reads what lies above.
+      if (!this.reading) this.wake();
+      await this.reading;
+      if (this.stale) {
+        this.streams.delete(stream);
+        throw new Error('the event hub could not read the head of the log');
+      }
+    }
     for (let round = 0; round < REPLAY_ROUNDS; round++) {
       if (stream.closed || this.closed) {
         this.streams.delete(stream);

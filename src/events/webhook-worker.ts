@@ -20,8 +20,10 @@ export interface WebhookWorkerOptions {
   leaseMs: number;
   /** Deliveries claimed per round, and events dispatched per transaction. */
   batch: number;
-  /** Attempts in flight at once. */
+  /** Attempts in flight at once per batch (each batch as long as one batch alone, whatever else is under way: its lease is what it was). */
   concurrency: number;
+  /** Batches under way at once on a backlog: one is dispatched while another is attempted and recorded (default 3). */
+  pipeline?: number;
   /** How often the worker looks without a wake-up (retries come due, other processes' events). */
   pollMs: number;
   /** Payloads above this are sent thin: id, type and where to fetch the object (DESIGN §9: 64 KiB). */
@@ -46,7 +48,31 @@ interface Attempted {
   outcome: SendOutcome | { skipped: string };
 }
 
+/** A delivery this worker holds under a claim; with its event when the worker has it in hand (it dispatched it). */
+interface Claimed {
+  delivery: StoredRecord;
+  event?: StoredEvent;
+}
+
+/** Deliveries claimed together: attempted, then recorded in one transaction under their claim id. */
+interface Batch {
+  claim: string;
+  claimed: Claimed[];
+}
+
+/** Where and how a batch's deliveries to one endpoint are sent, or why they are not. */
+type Target = { url: string; version: ApiVersion; secrets: string[] } | { skipped: string };
+
+/** Payloads rendered in a batch, by event and version: an event to several endpoints of one version is rendered once. */
+type Bodies = Map<string, string>;
+
+function notSent(err: unknown): string {
+  return `not sent: ${err instanceof Error ? err.message : String(err)}`;
+}
+
 const SYSTEM_ROUNDS = 1_000;
+/** Batches under way at once on a backlog, unless the options say otherwise. */
+const PIPELINE = 3;
 
 function typeMatches(patterns: unknown, type: string): boolean {
   const list = Array.isArray(patterns) ? (patterns as string[]) : ['*'];
@@ -56,17 +82,19 @@ function typeMatches(patterns: unknown, type: string): boolean {
 /**
  * At-least-once from the log to the receiver, whichever process dies when:
  * - dispatch: one transaction locks the dispatcher's position, reads the events after it, inserts one
- *   delivery per matching enabled endpoint and moves the position; killed before commit, none of it happened.
- * - claim: one transaction takes due deliveries past those other workers hold (SKIP LOCKED on PostgreSQL)
- *   and moves their `next_attempt_at` one lease ahead with a fresh claim id; a worker killed after that
- *   leaves them due again when the lease ends.
+ *   delivery per matching enabled endpoint, already claimed by this worker (as a claim would leave it), and
+ *   moves the position; killed before commit, none of it happened; killed after, the lease runs out as below.
+ * - claim (retries, and deliveries whose lease ran out): one transaction takes due deliveries past those other
+ *   workers hold (SKIP LOCKED on PostgreSQL) and moves their `next_attempt_at` one lease ahead with a fresh
+ *   claim id; a worker killed after that leaves them due again when the lease ends.
  * - attempt: outside any transaction (a slow receiver holds no lock), then one transaction records each
  *   result, only if the delivery still carries this worker's claim.
  * A receiver may therefore see an event twice (a worker killed between its 2xx and the record): it
  * deduplicates by `webhook-id`, as Standard Webhooks asks.
  */
 export class WebhookWorker {
-  private loop: Promise<void> | undefined;
+  /** The runners of rounds under way (one, or up to `pipeline` on a backlog). */
+  private readonly runners = new Set<Promise<void>>();
   private again = false;
   private stopping = false;
   private timer: NodeJS.Timeout | undefined;
@@ -84,14 +112,24 @@ export class WebhookWorker {
     private readonly observer?: DeliveryObserver,
   ) {}
 
-  /** Turns the events after the dispatcher's position into deliveries; returns how many events it took. */
-  async dispatch(): Promise<number> {
-    const now = this.clock().toISOString();
-    return this.store.transaction(async (tx) => {
+  /**
+   * Turns the events after the dispatcher's position into deliveries; returns how many events it took, and the
+   * deliveries it made. They are inserted already claimed by this worker (a fresh claim id, `next_attempt_at` one
+   * lease ahead): the same state a claim would give them, committed with them, so their first attempt needs no
+   * claiming transaction; a worker killed before attempting leaves them due when the lease ends, as any claim.
+   */
+  async dispatch(): Promise<{ taken: number; batch: Batch }> {
+    const now = this.clock();
+    const nowIso = now.toISOString();
+    const claim = randomUUID();
+    const leaseEnd = new Date(now.getTime() + this.options.leaseMs).toISOString();
+    const claimed: Claimed[] = [];
+    const taken = await this.store.transaction(async (tx) => {
+      claimed.length = 0;
       const cursor = await tx.lock(WEBHOOK_DISPATCH, DISPATCH_ROW, 'update');
       if (!cursor) {
         // The first worker ever starts at the head: endpoints get the events from their creation on, not history.
-        await tx.insert(WEBHOOK_DISPATCH, { id: DISPATCH_ROW, version: 1, created_at: now, updated_at: now, position: await tx.lastEventSequence() });
+        await tx.insert(WEBHOOK_DISPATCH, { id: DISPATCH_ROW, version: 1, created_at: nowIso, updated_at: nowIso, position: await tx.lastEventSequence() });
         return 0;
       }
       const events = await tx.listEvents(Number(cursor.position), this.options.batch);
@@ -100,32 +138,35 @@ export class WebhookWorker {
       for (const event of events) {
         for (const endpoint of endpoints) {
           if (!typeMatches(endpoint.events, event.type)) continue;
-          await tx.insert(WEBHOOK_DELIVERIES, {
+          const delivery: StoredRecord = {
             id: uuidv7(),
             version: 1,
-            created_at: now,
-            updated_at: now,
+            created_at: nowIso,
+            updated_at: nowIso,
             endpoint_id: endpoint.id,
             event_id: event.id,
             event_type: event.type,
             status: 'pending',
             attempts: [],
-            next_attempt_at: now,
-            claim: null,
-          });
+            next_attempt_at: leaseEnd,
+            claim,
+          };
+          await tx.insert(WEBHOOK_DELIVERIES, delivery);
+          claimed.push({ delivery, event });
         }
       }
-      await tx.update(WEBHOOK_DISPATCH, { ...cursor, version: cursor.version + 1, updated_at: now, position: events[events.length - 1]!.sequence });
+      await tx.update(WEBHOOK_DISPATCH, { ...cursor, version: cursor.version + 1, updated_at: nowIso, position: events[events.length - 1]!.sequence });
       return events.length;
     });
+    return { taken, batch: { claim, claimed } };
   }
 
-  /** Claims due deliveries, attempts them, records the results; returns how many it claimed. */
-  async deliverDue(): Promise<number> {
+  /** Claims due deliveries (retries, and first attempts whose dispatcher's lease ran out) past those other workers hold. */
+  async claimDue(): Promise<Batch> {
     const now = this.clock();
     const claim = randomUUID();
     const leaseEnd = new Date(now.getTime() + this.options.leaseMs).toISOString();
-    const claimed = await this.store.transaction(async (tx) => {
+    const rows = await this.store.transaction(async (tx) => {
       const { rows } = await tx.list(WEBHOOK_DELIVERIES, {
         where: [
           { path: 'status', op: 'eq', value: 'pending' },
@@ -141,61 +182,110 @@ export class WebhookWorker {
       for (const d of rows) await tx.update(WEBHOOK_DELIVERIES, { ...d, version: d.version + 1, updated_at: now.toISOString(), next_attempt_at: leaseEnd, claim });
       return rows;
     });
-    if (claimed.length === 0) return 0;
+    return { claim, claimed: rows.map((delivery) => ({ delivery })) };
+  }
+
+  /** Attempts a claimed batch and records the results under its claim. */
+  async deliver(batch: Batch): Promise<void> {
+    const { claimed, claim } = batch;
+    if (claimed.length === 0) return;
+    // Each endpoint read once per batch, its secrets opened once (not once per delivery).
+    const endpointIds = [...new Set(claimed.map((c) => String(c.delivery.endpoint_id)))];
+    const endpoints = new Map((await this.store.getMany(WEBHOOK_ENDPOINTS, endpointIds)).map((e) => [e.id, e]));
+    const targets = new Map<string, Target>();
+    const targetOf = (id: string): Target => {
+      let target = targets.get(id);
+      if (!target) targets.set(id, (target = this.target(endpoints.get(id))));
+      return target;
+    };
+    const bodies: Bodies = new Map();
     const results: Attempted[] = [];
     let next = 0;
     const lane = async (): Promise<void> => {
       while (next < claimed.length) {
-        const delivery = claimed[next++]!;
+        const c = claimed[next++]!;
         // A delivery that cannot even be prepared (a secret sealed under another CANON_SECRET) fails alone,
         // recorded with its reason, instead of failing the round and coming back at every lease.
-        const outcome = await this.attempt(delivery).catch((err: unknown) => ({ skipped: `not sent: ${err instanceof Error ? err.message : String(err)}` }));
-        results.push({ delivery, outcome });
+        const outcome = await this.attempt(c, targetOf(String(c.delivery.endpoint_id)), bodies).catch((err: unknown) => ({ skipped: notSent(err) }));
+        results.push({ delivery: c.delivery, outcome });
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
     await this.store.transaction((tx) => this.record(tx, results, claim));
-    return claimed.length;
+  }
+
+  /** Claims due deliveries, attempts them, records the results; returns how many it claimed. */
+  async deliverDue(): Promise<number> {
+    const batch = await this.claimDue();
+    await this.deliver(batch);
+    return batch.claimed.length;
   }
 
   private versionFor(endpoint: StoredRecord): ApiVersion {
     return this.model.versions.find((v) => v.date === endpoint.api_version) ?? newestVersion(this.model);
   }
 
-  /** One attempt: the event rendered in the endpoint's version, thin past the size bound, signed with every live secret. */
-  private async attempt(delivery: StoredRecord): Promise<SendOutcome | { skipped: string }> {
-    const endpoint = await this.store.get(WEBHOOK_ENDPOINTS, String(delivery.endpoint_id));
+  /** What every delivery to one endpoint shares in a batch: its URL, version and opened secrets, or why none is sent. */
+  private target(endpoint: StoredRecord | undefined): Target {
     if (!endpoint) return { skipped: 'the endpoint no longer exists' };
     if (endpoint.status !== 'enabled') return { skipped: `the endpoint is disabled${endpoint.disabled_reason ? ` (${String(endpoint.disabled_reason)})` : ''}` };
-    const event = await this.store.findEvent(String(delivery.event_id));
-    if (!event) return { skipped: 'the event is no longer kept' };
-    const version = this.versionFor(endpoint);
-    let body = JSON.stringify(eventView(event, version));
-    if (Buffer.byteLength(body) > this.options.maxPayloadBytes) {
-      body = JSON.stringify({
-        id: event.id,
-        type: event.type,
-        sequence: event.sequence,
-        created_at: event.created_at,
-        api_version: version.date,
-        thin: true,
-        data: { object: { id: event.object_id, url: `/${version.name}/${event.resource}/${event.object_id}` } },
-      });
+    try {
+      const nowIso = this.clock().toISOString();
+      const secrets = signingSecrets(endpoint)
+        .filter((s) => s.until === null || s.until > nowIso)
+        .map((s) => this.openSecret(s.sealed));
+      return { url: String(endpoint.url), version: this.versionFor(endpoint), secrets };
+    } catch (err) {
+      return { skipped: notSent(err) };
     }
-    const nowIso = this.clock().toISOString();
-    const secrets = signingSecrets(endpoint)
-      .filter((s) => s.until === null || s.until > nowIso)
-      .map((s) => this.openSecret(s.sealed));
-    return this.sender.send({ url: String(endpoint.url), id: event.id, timestamp: Math.floor(this.clock().getTime() / 1000), body, secrets });
   }
 
-  /** Records each result under the claim it was made with; endpoints that answered 410, or failed for days, are disabled. */
+  /** One attempt: the event rendered in the endpoint's version, thin past the size bound, signed with every live secret. */
+  private async attempt(claimed: Claimed, target: Target, bodies: Bodies): Promise<SendOutcome | { skipped: string }> {
+    if ('skipped' in target) return target;
+    const event = claimed.event ?? (await this.store.findEvent(String(claimed.delivery.event_id)));
+    if (!event) return { skipped: 'the event is no longer kept' };
+    const { version } = target;
+    const key = `${event.id} ${version.name}`;
+    let body = bodies.get(key);
+    if (body === undefined) {
+      body = JSON.stringify(eventView(event, version));
+      if (Buffer.byteLength(body) > this.options.maxPayloadBytes) {
+        body = JSON.stringify({
+          id: event.id,
+          type: event.type,
+          sequence: event.sequence,
+          created_at: event.created_at,
+          api_version: version.date,
+          thin: true,
+          data: { object: { id: event.object_id, url: `/${version.name}/${event.resource}/${event.object_id}` } },
+        });
+      }
+      bodies.set(key, body);
+    }
+    return this.sender.send({ url: target.url, id: event.id, timestamp: Math.floor(this.clock().getTime() / 1000), body, secrets: target.secrets });
+  }
+
+  /**
+   * Records each result under the claim it was made with; endpoints that answered 410, or failed for days, are disabled.
+   * The batch's rows are read and held in one statement; a row another transaction holds at that moment (an
+   * admin's action, a cascade) is then locked alone, waiting for it, so every attempt made under a claim that
+   * still holds is recorded. An endpoint is locked only when its state must change, and the change decided again
+   * under the lock: deciding that nothing changes needs no lock, as that decision commits nothing.
+   */
   private async record(tx: Tx, results: Attempted[], claim: string): Promise<void> {
     const now = this.clock();
     const nowIso = now.toISOString();
+    const sorted = [...results].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const ids = sorted.map((r) => r.delivery.id);
+    const held = new Map(
+      (await tx.list(WEBHOOK_DELIVERIES, { where: [{ path: 'id', op: 'in', value: ids }], orderBy: [{ path: 'id', desc: false }], limit: ids.length, skipLocked: true })).rows.map(
+        (d) => [d.id, d],
+      ),
+    );
     const endpoints = new Map<string, { ok: boolean; gone: boolean }>();
-    for (const { delivery, outcome } of [...results].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1))) {
-      const current = await tx.lock(WEBHOOK_DELIVERIES, delivery.id, 'update');
+    for (const { delivery, outcome } of sorted) {
+      const current = held.get(delivery.id) ?? (await tx.lock(WEBHOOK_DELIVERIES, delivery.id, 'update'));
       if (!current || current.claim !== claim) continue;
       const attempt: DeliveryAttempt =
         'skipped' in outcome
@@ -219,45 +309,75 @@ export class WebhookWorker {
         this.observer?.attempted(status === 'pending' ? 'retrying' : (status as 'succeeded' | 'failed'), outcome.durationMs / 1000);
       }
     }
-    for (const [id, seen] of [...endpoints].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (endpoints.size === 0) return;
+    const ordered = [...endpoints].sort(([a], [b]) => (a < b ? -1 : 1));
+    const read = new Map(
+      (
+        await tx.getMany(
+          WEBHOOK_ENDPOINTS,
+          ordered.map(([id]) => id),
+        )
+      ).map((e) => [e.id, e]),
+    );
+    for (const [id, seen] of ordered) {
+      const unlocked = read.get(id);
+      if (!unlocked || !this.endpointChange(unlocked, seen, now)) continue;
       const endpoint = await tx.lock(WEBHOOK_ENDPOINTS, id, 'update');
-      if (!endpoint || endpoint.status !== 'enabled') continue;
-      let changes: Record<string, unknown> | undefined;
-      if (seen.gone) changes = { status: 'disabled', disabled_reason: 'the receiver answered 410 Gone' };
-      else if (seen.ok) changes = endpoint.failing_since ? { failing_since: null } : undefined;
-      else if (!endpoint.failing_since) changes = { failing_since: nowIso };
-      else if (now.getTime() - Date.parse(String(endpoint.failing_since)) >= this.options.failureWindowMs) {
-        changes = { status: 'disabled', disabled_reason: 'deliveries failed for 5 days' };
-      }
+      const changes = endpoint && this.endpointChange(endpoint, seen, now);
       if (changes) await tx.update(WEBHOOK_ENDPOINTS, { ...endpoint, ...changes, version: endpoint.version + 1, updated_at: nowIso });
     }
+  }
+
+  /** What the attempts of a batch change on their endpoint (disabled, failing since, recovered), or undefined for nothing. */
+  private endpointChange(endpoint: StoredRecord, seen: { ok: boolean; gone: boolean }, now: Date): Record<string, unknown> | undefined {
+    if (endpoint.status !== 'enabled') return undefined;
+    if (seen.gone) return { status: 'disabled', disabled_reason: 'the receiver answered 410 Gone' };
+    if (seen.ok) return endpoint.failing_since ? { failing_since: null } : undefined;
+    if (!endpoint.failing_since) return { failing_since: now.toISOString() };
+    if (now.getTime() - Date.parse(String(endpoint.failing_since)) >= this.options.failureWindowMs) return { status: 'disabled', disabled_reason: 'deliveries failed for 5 days' };
+    return undefined;
   }
 
   /** Dispatches and delivers until nothing is due; a wake during a round makes one more. */
   wake(): void {
     if (this.stopping) return;
-    if (this.loop) {
+    if (this.runners.size > 0) {
       this.again = true;
       return;
     }
-    this.loop = (async () => {
-      for (let round = 0; round < SYSTEM_ROUNDS && !this.stopping; round++) {
-        this.again = false;
-        let busy = false;
-        try {
-          busy = (await this.dispatch()) > 0;
-          busy = (await this.deliverDue()) === this.options.batch || busy;
-        } catch (err) {
-          this.healthy = false;
-          this.log.warn({ err }, 'webhook worker round failed');
-          return;
-        }
-        this.healthy = true;
-        if (!busy && !this.again) return;
+    this.spawn();
+  }
+
+  /**
+   * Starts one more runner of rounds, up to `pipeline`. Each round is a chain of waits (the dispatching
+   * transaction, the receivers, the recording transaction); on a backlog, runners overlap them: one dispatches
+   * the next batch while another's attempts are under way. Dispatches still take turns on the position's lock.
+   */
+  private spawn(): void {
+    if (this.stopping || this.runners.size >= (this.options.pipeline ?? PIPELINE)) return;
+    const runner: Promise<void> = this.rounds().finally(() => this.runners.delete(runner));
+    this.runners.add(runner);
+  }
+
+  private async rounds(): Promise<void> {
+    for (let round = 0; round < SYSTEM_ROUNDS && !this.stopping; round++) {
+      this.again = false;
+      let busy = false;
+      try {
+        const dispatched = await this.dispatch();
+        // A full batch means more are waiting: another runner takes them while this batch is attempted.
+        if (dispatched.taken === this.options.batch) this.spawn();
+        await this.deliver(dispatched.batch);
+        busy = dispatched.taken > 0;
+        busy = (await this.deliverDue()) === this.options.batch || busy;
+      } catch (err) {
+        this.healthy = false;
+        this.log.warn({ err }, 'webhook worker round failed');
+        return;
       }
-    })().finally(() => {
-      this.loop = undefined;
-    });
+      this.healthy = true;
+      if (!busy && !this.again) return;
+    }
   }
 
   /** False after a round that failed (the store unreachable), until a round succeeds again. */
@@ -271,10 +391,10 @@ export class WebhookWorker {
     this.wake();
   }
 
-  /** Stops taking work and waits for the round under way (its claims are recorded or, if cut, expire). */
+  /** Stops taking work and waits for the rounds under way (their claims are recorded or, if cut, expire). */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);
-    await this.loop;
+    while (this.runners.size > 0) await Promise.all(this.runners);
   }
 }

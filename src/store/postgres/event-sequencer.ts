@@ -7,6 +7,23 @@ const SEQUENCER_LOCK = 0x63657673; // "cevs"
 export const EVENTS_CHANNEL = 'canon_events';
 const BATCH = 5_000;
 
+/**
+ * Stamps the oldest committed unstamped events after the high-water mark, in insertion order, and (only when it
+ * stamped any) NOTIFYs the new mark, delivered to every listening process when, and only if, this commits.
+ */
+const STAMP = `BEGIN;
+SELECT pg_advisory_xact_lock(${SEQUENCER_LOCK});
+WITH pending AS (
+  SELECT sequence, row_number() OVER (ORDER BY sequence) AS ord
+  FROM (SELECT sequence FROM canon_events WHERE commit_sequence IS NULL ORDER BY sequence LIMIT ${BATCH}) AS oldest
+), counter AS (
+  UPDATE canon_event_sequencer SET last = last + (SELECT count(*) FROM pending) WHERE id = 1 AND EXISTS (SELECT 1 FROM pending) RETURNING last
+), stamped AS (
+  UPDATE canon_events AS e SET commit_sequence = c.last - (SELECT count(*) FROM pending) + p.ord FROM pending AS p, counter AS c WHERE e.sequence = p.sequence RETURNING e.sequence
+)
+SELECT s.n, pg_notify('${EVENTS_CHANNEL}', s.last::text) FROM (SELECT (SELECT count(*) FROM stamped) AS n, (SELECT last FROM counter) AS last) AS s WHERE s.n > 0;
+COMMIT;`;
+
 export const SEQUENCER_DDL = [
   'ALTER TABLE canon_events ADD COLUMN IF NOT EXISTS commit_sequence bigint',
   'CREATE UNIQUE INDEX IF NOT EXISTS ux_canon_events_commit_sequence ON canon_events (commit_sequence)',
@@ -63,28 +80,17 @@ export class EventSequencer {
     return total;
   }
 
+  /**
+   * One batch in one round trip: the four statements go as one simple-protocol query (constants only, no
+   * parameters), run in order in one transaction. Under READ COMMITTED each statement takes its own snapshot when
+   * it starts, so the stamping statement's snapshot is taken once the lock is held, as the ordering needs. An
+   * error skips the rest of the text and leaves the transaction aborted: ROLLBACK ends it.
+   */
   private async stampBatch(): Promise<number> {
     const client = await this.pool.connect();
     try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock($1)', [SEQUENCER_LOCK]);
-      const pending = (await client.query('SELECT sequence FROM canon_events WHERE commit_sequence IS NULL ORDER BY sequence LIMIT $1', [BATCH])).rows as Array<{
-        sequence: number;
-      }>;
-      if (pending.length === 0) {
-        await client.query('COMMIT');
-        return 0;
-      }
-      const { rows } = await client.query('UPDATE canon_event_sequencer SET last = last + $1 WHERE id = 1 RETURNING last', [pending.length]);
-      const last = Number((rows[0] as { last: number }).last);
-      await client.query(
-        'UPDATE canon_events AS e SET commit_sequence = $1::bigint + o.ord FROM unnest($2::bigint[]) WITH ORDINALITY AS o(position, ord) WHERE e.sequence = o.position',
-        [last - pending.length, pending.map((p) => p.sequence)],
-      );
-      // Delivered to every listening process when (and only if) this stamping commits.
-      await client.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, String(last)]);
-      await client.query('COMMIT');
-      return pending.length;
+      const results = (await client.query(STAMP)) as unknown as Array<{ rows: Array<{ n: string }> }>;
+      return Number(results[2]?.rows[0]?.n ?? 0);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
