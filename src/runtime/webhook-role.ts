@@ -24,7 +24,7 @@ export function startWebhookWorker(core: Core): { stop(): Promise<void>; ok(): b
     core.clock,
     {
       schedule: retrySchedule(config),
-      leaseMs: 30_000,
+      leaseMs: config.workerLeaseMs,
       batch: 100,
       concurrency: 32,
       pollMs: Math.min(config.eventPollMs, 1000),
