@@ -33,7 +33,8 @@ for (const mode of MODES) {
       const res = await server.request('GET', `/v2/products?offset=0&limit=100`);
       return res.body.data.filter((p: { name: string }) => p.name === name).length;
     };
-    const events = async (id: string): Promise<number> => (await server.runtime.store.sequenceEvents(), await server.runtime.store.listEvents(0, 100_000)).filter((e) => e.object_id === id).length;
+    const events = async (id: string): Promise<number> =>
+      (await server.runtime.store.sequenceEvents(), await server.runtime.store.listEvents(0, 100_000)).filter((e) => e.object_id === id).length;
 
     it('50 concurrent POSTs with one key make exactly one object and one event; the rest replay or are 409', async () => {
       const key = randomUUID();
