@@ -12,9 +12,10 @@
 //     issue 15, built with npx tsc), each on a fresh SQLite file, side by side in alternating slices. After each of
 //     this checkout's slices the script waits until every event written so far was delivered (/metrics), and that
 //     wait counts in its slice: the figure is what the process sustains with its deliveries done.
-//     BENCH_REPEATS pairs of each (default 2), the leader alternating; verdict on the median ratio. With
-//     BENCH_PARTS=list,writes,worker-off (the default) the pair is also run with CANON_WORKER=off: events written,
-//     deliveries left to another process, what the request path alone pays.
+//     BENCH_REPEATS pairs of each (default 1, about 3 minutes in all; 2 or more for a verdict), the leader
+//     alternating; verdict on the median ratio. With BENCH_PARTS=list,writes,worker-off (the default) the pair is
+//     also run with CANON_WORKER=off: events written, deliveries left to another process, what the request path
+//     alone pays.
 // Results go to bench/results/events.json.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -32,7 +33,7 @@ const RESULTS_FILE = path.join(RESULTS_DIR, 'events.json');
 const ADMIN_KEY = 'ck_bench_events_0123456789abcdef0';
 const HEADERS = { 'x-api-key': ADMIN_KEY };
 const PRODUCTS = intFromEnv('BENCH_PRODUCTS', 1_000, 200, 100_000);
-const REPEATS = intFromEnv('BENCH_REPEATS', 2, 1, 10);
+const REPEATS = intFromEnv('BENCH_REPEATS', 1, 1, 10);
 const BASE_ROOT = path.resolve(process.env.BENCH_BASE_ROOT ?? '/tmp/canon-base');
 const BASE_CLI = path.join(BASE_ROOT, 'dist/src/cli/main.js');
 const PARTS = (process.env.BENCH_PARTS ?? 'list,writes,worker-off').split(',');
