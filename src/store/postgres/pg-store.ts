@@ -28,7 +28,7 @@ import { searchDocument } from './search.js';
 import { EpochWatch } from './epoch-watch.js';
 import { ChannelListener } from './channel-listener.js';
 import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer.js';
-import { eventPageSql, purgeEventsSql } from '../sql/events.js';
+import { INSERT_EVENT, eventPageSql, eventParams, purgeEventsSql } from '../sql/events.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
@@ -193,20 +193,7 @@ class PgOps implements Tx {
   /** Unstamped: the sequencer numbers it once committed (src/store/postgres/event-sequencer.ts). */
   async appendEvent(e: EventRecord): Promise<void> {
     this.appended = true;
-    await this.db.query(
-      numbered('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)'),
-      [
-        e.id,
-        e.type,
-        e.resource,
-        e.object_id,
-        e.owner_id,
-        e.api_version,
-        e.created_at,
-        JSON.stringify(e.data),
-        e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
-      ],
-    );
+    await this.db.query(numbered(INSERT_EVENT), eventParams(e));
   }
 
   async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {

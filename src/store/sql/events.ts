@@ -1,5 +1,5 @@
 // The event log's reads and retention (`?` placeholders), shared by SQLite and PostgreSQL: filters by owner, resource and type pattern.
-import type { EventFilter } from '../types.js';
+import type { EventFilter, EventRecord } from '../types.js';
 import type { Sql } from './queries.js';
 
 /**
@@ -40,4 +40,22 @@ export function eventPageSql(sequenceColumn: string, columns: string, after: num
 /** Retention: the oldest events created before a moment, a batch at a time (DESIGN §9: kept 30 days). */
 export function purgeEventsSql(sequenceColumn: string): string {
   return `DELETE FROM canon_events WHERE ${sequenceColumn} IN (SELECT ${sequenceColumn} FROM canon_events WHERE created_at < ? ORDER BY ${sequenceColumn} LIMIT ?)`;
+}
+
+/** The outbox insert both adapters run in the writing transaction; the sequence is the adapter's to give. */
+export const INSERT_EVENT =
+  'INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
+export function eventParams(e: EventRecord): unknown[] {
+  return [
+    e.id,
+    e.type,
+    e.resource,
+    e.object_id,
+    e.owner_id,
+    e.api_version,
+    e.created_at,
+    JSON.stringify(e.data),
+    e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
+  ];
 }

@@ -21,7 +21,7 @@ import { quote } from './ddl.js';
 import { RANK_COLUMN, getManySql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
-import { eventPageSql } from '../sql/events.js';
+import { INSERT_EVENT, eventPageSql, eventParams } from '../sql/events.js';
 import { sqliteCodec } from './rows.js';
 
 type Db = Database.Database;
@@ -141,19 +141,7 @@ export class SqliteOps implements Tx {
   }
 
   async appendEvent(e: EventRecord): Promise<void> {
-    this.conn
-      .stmt('INSERT INTO canon_events (id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(
-        e.id,
-        e.type,
-        e.resource,
-        e.object_id,
-        e.owner_id,
-        e.api_version,
-        e.created_at,
-        JSON.stringify(e.data),
-        e.previous_attributes ? JSON.stringify(e.previous_attributes) : null,
-      );
+    this.conn.stmt(INSERT_EVENT).run(...eventParams(e));
   }
 
   // Idempotency records live on the write connection whichever ops ask (see SqliteStore.findIdempotency).
