@@ -197,7 +197,8 @@ export interface Store extends Reader {
   /**
    * The credentials epoch: it moves whenever a committed transaction changed a credential, in this process
    * or any other using the same database. Cached credentials are valid only at the epoch they were read at.
-   * Answered from memory when the adapter can keep it current (a number), else by a read (a promise).
+   * Strict: the answer reflects every such commit made before the call (issue 12.4, "from the next request
+   * on"). Answered from memory when the adapter knows nothing can have changed (a number), else by a read.
    */
   credentialEpoch(): number | Promise<number>;
   /**

@@ -25,7 +25,7 @@ import { numbered, pgDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
 import { searchDocument } from './search.js';
-import { EpochWatch } from './epoch-watch.js';
+import { EpochReader } from './epoch-reader.js';
 import { ChannelListener } from './channel-listener.js';
 import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer.js';
 import { INSERT_EVENT, eventPageSql, eventParams, purgeEventsSql } from '../sql/events.js';
@@ -34,7 +34,7 @@ import { INSERT_EVENT, eventPageSql, eventParams, purgeEventsSql } from '../sql/
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
-import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_CHANNEL, CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
+import { BUMP_CREDENTIAL_EPOCH, CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */
 const MIGRATION_LOCK = 0x63616e6f; // "cano"
@@ -214,11 +214,10 @@ class PgOps implements Tx {
     return ((await this.db.query(numbered(DELETE_EXPIRED_IDEMPOTENCY), [scopeKey, now])).rowCount ?? 0) > 0;
   }
 
-  /** The notification is transactional: every listening process receives it when this transaction commits, never before. */
+  /** Every process sees the new epoch on its next read after this transaction commits (src/store/postgres/epoch-reader.ts). */
   async bumpCredentialEpoch(): Promise<void> {
     const [row] = await this.rows(BUMP_CREDENTIAL_EPOCH, []);
     this.bumpedTo = Number(row!.epoch);
-    await this.db.query('SELECT pg_notify($1, $2)', [CREDENTIAL_EPOCH_CHANNEL, String(this.bumpedTo)]);
   }
 
   /** Maps unique violations (SQLSTATE 23505) to the store contract's UniqueViolation, naming the field. */
@@ -247,7 +246,7 @@ export class PgStore implements Store {
   private readonly pool: pg.Pool;
   private model: CompiledModel | undefined;
   private readonly reads: PgOps;
-  private readonly epoch: EpochWatch;
+  private readonly epoch: EpochReader;
   private readonly sequencer: EventSequencer;
   private readonly eventsChannel: ChannelListener;
 
@@ -258,7 +257,7 @@ export class PgStore implements Store {
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
     this.reads = new PgOps(this.pool, () => this.requireModel());
-    this.epoch = new EpochWatch(() => new pg.Client(connection), this.pool);
+    this.epoch = new EpochReader(() => new pg.Client(connection), this.pool);
     this.sequencer = new EventSequencer(this.pool);
     this.eventsChannel = new ChannelListener(EVENTS_CHANNEL, () => new pg.Client(connection));
   }
@@ -284,7 +283,7 @@ export class PgStore implements Store {
     return this.reads.lastEventSequence();
   }
 
-  credentialEpoch(): number | Promise<number> {
+  credentialEpoch(): Promise<number> {
     return this.epoch.current();
   }
 

@@ -1,8 +1,5 @@
 // The credentials epoch (one row, both stores): a number that moves in every transaction that changes a credential.
 
-/** The NOTIFY channel PostgreSQL announces a new epoch on (src/store/postgres/epoch-watch.ts). */
-export const CREDENTIAL_EPOCH_CHANNEL = 'canon_credentials';
-
 export const CREDENTIAL_EPOCH_TABLE = 'CREATE TABLE IF NOT EXISTS canon_credential_epoch (id INTEGER PRIMARY KEY CHECK (id = 1), epoch BIGINT NOT NULL)';
 
 /** Run at every migration: the one row exists from then on. */

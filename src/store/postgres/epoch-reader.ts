@@ -1,0 +1,120 @@
+// Reads the credentials epoch for every caller of a moment with one query: strict (a change committed before the call is always seen), and cheap under load.
+import type pg from 'pg';
+import { READ_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
+
+/** Waits before connecting the dedicated reader again after a failure: from 250 ms, doubling, at most 30 s. */
+const FIRST_RETRY_MS = 250;
+const MAX_RETRY_MS = 30_000;
+
+interface Waiter {
+  resolve: (epoch: number) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Issue 12.4 wants a revoked credential refused by every process from the next request on. A cached epoch
+ * kept current by `LISTEN/NOTIFY` cannot promise that: the notification travels PostgreSQL → this process on
+ * its own connection, and on a loaded machine a request sent after the revoking response arrived first.
+ * Only a read that starts after the caller arrived is sure to see every commit before it.
+ *
+ * So every call waits for such a read, but callers share them: one read is in flight at a time, and every
+ * caller that arrived while it was on the wire waits for the next one, sent as soon as it returns. Under
+ * load that is one short query per round trip for all requests together, not one per request. Reads go
+ * over a dedicated connection, so they never queue behind the pool's work; while it is not connected
+ * they go through the pool, and the connection is tried again with backoff.
+ */
+export class EpochReader {
+  private epoch = 0;
+  private waiting: Waiter[] = [];
+  private inFlight = false;
+  private client: pg.Client | undefined;
+  private connecting = false;
+  private retryAt = 0;
+  private retryMs = FIRST_RETRY_MS;
+  private closed = false;
+
+  constructor(
+    private readonly newClient: () => pg.Client,
+    private readonly pool: pg.Pool,
+  ) {}
+
+  current(): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      if (!this.inFlight) this.flush();
+    });
+  }
+
+  /** An epoch this process committed itself: never answer below it, whatever a read raced with. */
+  seen(epoch: number): void {
+    if (epoch > this.epoch) this.epoch = epoch;
+  }
+
+  private flush(): void {
+    const batch = this.waiting;
+    this.waiting = [];
+    this.inFlight = true;
+    this.read()
+      .then(
+        (epoch) => {
+          for (const w of batch) w.resolve(epoch);
+        },
+        (err: unknown) => {
+          for (const w of batch) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.inFlight = false;
+        if (this.waiting.length > 0) this.flush();
+      });
+  }
+
+  private async read(): Promise<number> {
+    const db = this.client ?? this.connectLater();
+    try {
+      const { rows } = await db.query(READ_CREDENTIAL_EPOCH);
+      this.seen(Number((rows[0] as { epoch: string | number }).epoch));
+      return this.epoch;
+    } catch (err) {
+      // The dedicated connection broke mid-read: this batch reads through the pool rather than fail.
+      if (db === this.pool) throw err;
+      this.lost(db as pg.Client);
+      return this.read();
+    }
+  }
+
+  /** The pool for now; the dedicated connection starts in the background, unless a retry is not due. */
+  private connectLater(): pg.Pool {
+    if (this.closed || this.connecting || Date.now() < this.retryAt) return this.pool;
+    this.connecting = true;
+    const client = this.newClient();
+    client.on('error', () => this.lost(client));
+    client.on('end', () => this.lost(client));
+    client
+      .connect()
+      .then(() => {
+        if (this.closed) throw new Error('closed');
+        this.client = client;
+        this.retryMs = FIRST_RETRY_MS;
+      })
+      .catch(() => this.lost(client))
+      .finally(() => {
+        this.connecting = false;
+      });
+    return this.pool;
+  }
+
+  private lost(client: pg.Client): void {
+    if (this.client === client) this.client = undefined;
+    this.retryAt = Date.now() + this.retryMs;
+    this.retryMs = Math.min(MAX_RETRY_MS, this.retryMs * 2);
+    client.end().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
