@@ -135,6 +135,7 @@ export class WebhookWorker {
       const events = await tx.listEvents(Number(cursor.position), this.options.batch);
       if (events.length === 0) return 0;
       const endpoints = (await tx.list(WEBHOOK_ENDPOINTS, { where: [{ path: 'status', op: 'eq', value: 'enabled' }], orderBy: [{ path: 'id', desc: false }], limit: 10_000 })).rows;
+      const deliveries: StoredRecord[] = [];
       for (const event of events) {
         for (const endpoint of endpoints) {
           if (!typeMatches(endpoint.events, event.type)) continue;
@@ -151,10 +152,12 @@ export class WebhookWorker {
             next_attempt_at: leaseEnd,
             claim,
           };
-          await tx.insert(WEBHOOK_DELIVERIES, delivery);
+          deliveries.push(delivery);
           claimed.push({ delivery, event });
         }
       }
+      // One statement for the batch (PostgreSQL): the position's lock, which every dispatcher waits for, is held that much shorter.
+      await tx.insertMany(WEBHOOK_DELIVERIES, deliveries);
       await tx.update(WEBHOOK_DISPATCH, { ...cursor, version: cursor.version + 1, updated_at: nowIso, position: events[events.length - 1]!.sequence });
       return events.length;
     });
@@ -179,7 +182,10 @@ export class WebhookWorker {
         limit: this.options.batch,
         skipLocked: true,
       });
-      for (const d of rows) await tx.update(WEBHOOK_DELIVERIES, { ...d, version: d.version + 1, updated_at: now.toISOString(), next_attempt_at: leaseEnd, claim });
+      await tx.updateMany(
+        WEBHOOK_DELIVERIES,
+        rows.map((d) => ({ ...d, version: d.version + 1, updated_at: now.toISOString(), next_attempt_at: leaseEnd, claim })),
+      );
       return rows;
     });
     return { claim, claimed: rows.map((delivery) => ({ delivery })) };
@@ -284,6 +290,7 @@ export class WebhookWorker {
       ),
     );
     const endpoints = new Map<string, { ok: boolean; gone: boolean }>();
+    const updates: StoredRecord[] = [];
     for (const { delivery, outcome } of sorted) {
       const current = held.get(delivery.id) ?? (await tx.lock(WEBHOOK_DELIVERIES, delivery.id, 'update'));
       if (!current || current.claim !== claim) continue;
@@ -302,13 +309,14 @@ export class WebhookWorker {
         status = delay === null ? 'failed' : 'pending';
         if (delay !== null) nextAt = new Date(now.getTime() + delay).toISOString();
       }
-      await tx.update(WEBHOOK_DELIVERIES, { ...current, version: current.version + 1, updated_at: nowIso, status, attempts, next_attempt_at: nextAt, claim: null });
+      updates.push({ ...current, version: current.version + 1, updated_at: nowIso, status, attempts, next_attempt_at: nextAt, claim: null });
       if (!('skipped' in outcome)) {
         const seen = endpoints.get(String(current.endpoint_id)) ?? { ok: false, gone: false };
         endpoints.set(String(current.endpoint_id), { ok: seen.ok || outcome.ok, gone: seen.gone || outcome.gone });
         this.observer?.attempted(status === 'pending' ? 'retrying' : (status as 'succeeded' | 'failed'), outcome.durationMs / 1000);
       }
     }
+    await tx.updateMany(WEBHOOK_DELIVERIES, updates);
     if (endpoints.size === 0) return;
     const ordered = [...endpoints].sort(([a], [b]) => (a < b ? -1 : 1));
     const read = new Map(

@@ -51,6 +51,14 @@ export class RecordingTx implements Tx {
     return this.tx.update(resource, record);
   }
 
+  insertMany(resource: string, records: readonly StoredRecord[]): Promise<void> {
+    return this.tx.insertMany(resource, records);
+  }
+
+  updateMany(resource: string, records: readonly StoredRecord[]): Promise<void> {
+    return this.tx.updateMany(resource, records);
+  }
+
   delete(resource: string, id: string): Promise<boolean> {
     return this.tx.delete(resource, id);
   }

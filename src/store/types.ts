@@ -146,6 +146,10 @@ export interface Tx extends Reader {
   insert(resource: string, record: StoredRecord): Promise<void>;
   /** Writes the whole record; the adapter bumps nothing itself, the service sets version and updated_at. */
   update(resource: string, record: StoredRecord): Promise<void>;
+  /** As `insert` for each record, in as few statements as the adapter can (a worker's batch of deliveries). */
+  insertMany(resource: string, records: readonly StoredRecord[]): Promise<void>;
+  /** As `update` for each record (each must exist), in as few statements as the adapter can. */
+  updateMany(resource: string, records: readonly StoredRecord[]): Promise<void>;
   delete(resource: string, id: string): Promise<boolean>;
   /** Adds an event to the log, committed with the transaction; its sequence is the store's to give (see StoredEvent). */
   appendEvent(event: EventRecord): Promise<void>;

@@ -18,6 +18,21 @@ export function pgType(column: Column): string {
   return TYPES[column.type];
 }
 
+/** The most bind parameters one statement may carry (the protocol counts them in 16 bits). */
+export const MAX_PARAMETERS = 65_535;
+
+/** Every column of a resource's table, the fixed ones included, with its SQL type: for casts in VALUES lists. */
+export function columnTypes(r: CompiledResource): Map<string, string> {
+  const types = new Map([
+    ['id', 'uuid'],
+    ['version', 'integer'],
+    ['created_at', 'timestamptz'],
+    ['updated_at', 'timestamptz'],
+  ]);
+  for (const c of r.columns) types.set(c.name, pgType(c));
+  return types;
+}
+
 export function createTable(r: CompiledResource): string {
   const cols = r.columns.map((c) => `${quote(c.name)} ${pgType(c)}`);
   if (r.searchable.length) cols.push(`${SEARCH_COLUMN} tsvector`);

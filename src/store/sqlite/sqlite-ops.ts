@@ -135,6 +135,15 @@ export class SqliteOps implements Tx {
     this.write(r.name, () => this.conn.stmt(sql).run(...cols.map((c) => row[c]), record.id));
   }
 
+  /** One statement per record is already the cheapest form here: SQLite runs in this process, no round trips. */
+  async insertMany(resource: string, records: readonly StoredRecord[]): Promise<void> {
+    for (const record of records) await this.insert(resource, record);
+  }
+
+  async updateMany(resource: string, records: readonly StoredRecord[]): Promise<void> {
+    for (const record of records) await this.update(resource, record);
+  }
+
   async delete(resource: string, id: string): Promise<boolean> {
     const r = this.resource(resource);
     return this.conn.stmt(`DELETE FROM ${quote(r.table)} WHERE id = ?`).run(id).changes > 0;

@@ -31,7 +31,25 @@ const things = defineResource({
   permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
 });
 
-export const contractApp = defineApp({ resources: [owners, things], users: 'owners' });
+/** Every field type and no searchable field: the shape adapters write in batches (insertMany, updateMany). */
+const batched = defineResource({
+  name: 'contract-batched',
+  singular: 'contract_batched',
+  fields: {
+    ref: f.uuid({ filterable: true }),
+    label: f.string({ filterable: true, unique: true }),
+    count: f.integer({ sortable: true }),
+    active: f.boolean(),
+    kind: f.enum(['a', 'b']),
+    at: f.timestamp({ sortable: true }),
+    price: f.money(),
+    tags: f.strings(),
+    doc: f.object(),
+  },
+  permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
+});
+
+export const contractApp = defineApp({ resources: [owners, things, batched], users: 'owners' });
 
 let seq = 0;
 /** Ids sort in creation order, as UUIDv7 ids do. */
@@ -179,6 +197,91 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         ),
       );
       assert.equal((await store.get('contract-things', a.id))!.count, 20);
+    });
+
+    describe('batched writes', () => {
+      const row = (n: number, overrides: Partial<StoredRecord> = {}): StoredRecord => {
+        const now = new Date(Date.UTC(2026, 1, 1, 0, 0, n % 60, n % 1000)).toISOString();
+        return {
+          id: id(),
+          version: 1,
+          created_at: now,
+          updated_at: now,
+          ref: id(),
+          label: `batched-${seq}-${n}`,
+          count: n,
+          active: n % 2 === 0,
+          kind: n % 2 === 0 ? 'a' : 'b',
+          at: now,
+          price: { amount: n * 100, currency: 'EUR' },
+          tags: [`t${n}`],
+          doc: { n, nested: { quote: "it's", list: [1, null] } },
+          ...overrides,
+        };
+      };
+      const empty = { ref: null, count: null, active: null, kind: null, at: null, price: null, tags: null, doc: null };
+
+      it('insertMany writes every record as insert would, nulls included; an empty batch writes nothing', async () => {
+        const records = [row(1), row(2, empty), row(3)];
+        await store.transaction(async (tx) => {
+          await tx.insertMany('contract-batched', []);
+          await tx.insertMany('contract-batched', records);
+        });
+        for (const r of records) assert.deepEqual(await store.get('contract-batched', r.id), r);
+      });
+
+      it('updateMany writes each whole record, every column type, and touches no other row', async () => {
+        const records = [row(4), row(5), row(6)];
+        await store.transaction((tx) => tx.insertMany('contract-batched', records));
+        const changed = [
+          { ...records[0]!, ...empty, version: 2 },
+          {
+            ...records[1]!,
+            version: 2,
+            updated_at: '2026-03-01T00:00:00.000Z',
+            count: -7,
+            active: true,
+            kind: 'a',
+            price: { amount: 1, currency: 'USD' },
+            tags: [],
+            doc: { x: 'y' },
+          },
+        ];
+        await store.transaction((tx) => tx.updateMany('contract-batched', changed));
+        assert.deepEqual(await store.get('contract-batched', records[0]!.id), changed[0]);
+        assert.deepEqual(await store.get('contract-batched', records[1]!.id), changed[1]);
+        assert.deepEqual(await store.get('contract-batched', records[2]!.id), records[2]);
+      });
+
+      it('a batch larger than one statement can carry is written whole', async () => {
+        const records = Array.from({ length: 6_000 }, (_, i) => row(i, { doc: null, tags: null }));
+        await store.transaction((tx) => tx.insertMany('contract-batched', records));
+        const moved = records.map((r) => ({ ...r, version: 2, count: -(r.count as number) - 1 }));
+        await store.transaction((tx) => tx.updateMany('contract-batched', moved));
+        const back = await store.getMany('contract-batched', [records[0]!.id, records[5_999]!.id]);
+        assert.deepEqual(back, [moved[0], moved[5_999]]);
+        assert.equal(
+          (
+            await store.list('contract-batched', {
+              where: [{ path: 'ref', op: 'in', value: records.slice(0, 3).map((r) => r.ref as string) }],
+              orderBy: [{ path: 'id', desc: false }],
+              limit: 10,
+            })
+          ).rows.length,
+          3,
+        );
+      });
+
+      it('a unique violation anywhere in a batch is UniqueViolation naming the field, and none of the batch stays', async () => {
+        const first = row(7);
+        await store.transaction((tx) => tx.insertMany('contract-batched', [first]));
+        const batch = [row(8), row(9, { label: first.label })];
+        await assert.rejects(
+          store.transaction((tx) => tx.insertMany('contract-batched', batch)),
+          (err: unknown) => err instanceof UniqueViolation && err.field === 'label' && err.resource === 'contract-batched',
+        );
+        assert.equal(await store.get('contract-batched', batch[0]!.id), null);
+      });
     });
 
     it('raises UniqueViolation naming the field', async () => {
