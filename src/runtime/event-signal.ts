@@ -1,4 +1,5 @@
 // Wake-ups for everything that follows the event log in this process (streams, webhook dispatch): a commit here, the fan-out, PostgreSQL NOTIFY.
+import { randomUUID } from 'node:crypto';
 import type { FanOut, Unsubscribe } from '../fanout/types.js';
 import type { Store } from '../store/types.js';
 
@@ -13,9 +14,13 @@ export const EVENTS_CHANNEL = 'events';
  */
 export class EventSignal {
   private readonly listeners = new Set<() => void>();
+  /** Listeners of this process's own commits only (the embedded worker's pacer counts them as request load). */
+  private readonly local = new Set<() => void>();
   private unsubscribe: Unsubscribe | undefined;
   private unwatch: (() => void) | undefined;
   private closed = false;
+  /** Names this process's messages on the channel. */
+  private readonly origin = randomUUID();
 
   constructor(
     private readonly fanout: FanOut,
@@ -28,7 +33,11 @@ export class EventSignal {
    */
   start(onError: (err: unknown) => void): void {
     this.fanout
-      .subscribe(EVENTS_CHANNEL, () => this.wake())
+      // A process hears its own publications too (Redis echoes them, the in-memory fan-out is this process):
+      // its commits woke its followers already, so a message naming this process is passed over.
+      .subscribe(EVENTS_CHANNEL, (origin) => {
+        if (origin !== this.origin) this.wake();
+      })
       .then((unsubscribe) => {
         if (this.closed) void unsubscribe();
         else this.unsubscribe = unsubscribe;
@@ -42,6 +51,11 @@ export class EventSignal {
     return () => this.listeners.delete(listener);
   }
 
+  onCommitted(listener: () => void): () => void {
+    this.local.add(listener);
+    return () => this.local.delete(listener);
+  }
+
   private wake(): void {
     for (const listener of this.listeners) listener();
   }
@@ -52,9 +66,10 @@ export class EventSignal {
    * them); a wake-up now would only make every process read too early.
    */
   committed(): void {
+    for (const listener of this.local) listener();
     if (this.store.capabilities.announcesEvents) return;
     this.wake();
-    this.fanout.publish(EVENTS_CHANNEL, '').catch(() => undefined);
+    this.fanout.publish(EVENTS_CHANNEL, this.origin).catch(() => undefined);
   }
 
   async close(): Promise<void> {
