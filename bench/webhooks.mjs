@@ -10,7 +10,8 @@
 // Throughput: BENCH_EVENTS products (default 5,000) are created by HTTP while no worker runs, then the
 // worker(s) start and the time from the first delivery to the last is measured:
 //   (a) `canon serve` on SQLite with the embedded worker;
-//   (b) one `canon worker` on PostgreSQL; (c) two `canon worker` processes on the same database.
+//   (b) one `canon worker` on PostgreSQL; (c) two `canon worker` processes on the same database;
+//   and (b), (c) again with a receiver answering after BENCH_SLOW_RECEIVER_MS (default 200; part `pg-slow`).
 // Workers run on the server core (both of (c) too, unless BENCH_WORKER_CORES=spread: the second on the client
 // core); PostgreSQL is not pinned. BENCH_REPEATS (default 3) repeats of each, medians reported.
 // Latency: one product at a time, BENCH_LATENCY_RATE per second (default 20, jittered) for BENCH_LATENCY_SECONDS
@@ -38,7 +39,8 @@ const LATENCY_RATE = intFromEnv('BENCH_LATENCY_RATE', 20, 1, 500);
 const LATENCY_SECONDS = intFromEnv('BENCH_LATENCY_SECONDS', 12, 1, 600);
 const DELIVERY_TIMEOUT_MS = intFromEnv('BENCH_DELIVERY_TIMEOUT', 120, 5, 3600) * 1000;
 const SPREAD = process.env.BENCH_WORKER_CORES === 'spread';
-const PARTS = (process.env.BENCH_PARTS ?? 'sqlite,pg,latency').split(',');
+const SLOW_RECEIVER_MS = intFromEnv('BENCH_SLOW_RECEIVER_MS', 200, 1, 10_000);
+const PARTS = (process.env.BENCH_PARTS ?? 'sqlite,pg,pg-slow,latency').split(',');
 const TARGETS = { sqlite: 1_500, perWorker: 2_000, twoOverOne: 1.7, p99Redis: 50, p99Polling: 250 };
 const POSTGRES_CPU = () => cpuSecondsByName('postgres');
 
@@ -75,11 +77,11 @@ function deliveriesDone(route, count, onFirst) {
   });
 }
 
-/** A fresh receiver path for an endpoint registered on `base`. */
-async function endpoint(base, label) {
+/** A fresh receiver path for an endpoint registered on `base`, answering after `delayMs`. */
+async function endpoint(base, label, delayMs = 0) {
   const p = `/hooks/${label}-${Math.random().toString(36).slice(2)}`;
   const { id, secret } = await registerEndpoint(base, HEADERS, receiver.url(p), ['product.*']);
-  return { id, route: receiver.route(p, secret) };
+  return { id, route: receiver.route(p, secret, undefined, delayMs) };
 }
 
 /** Waits until one product created on `api` reaches `route`: the worker is running and its dispatch position exists. */
@@ -165,10 +167,16 @@ async function sqliteThroughput() {
   return runs;
 }
 
-async function pgThroughput() {
+/**
+ * One worker against two on PostgreSQL. `delayMs` 0: a receiver answering at once, so each worker is bound by
+ * CPU (and two share this machine's two cores with PostgreSQL and the receiver). `delayMs` > 0: a receiver that
+ * takes that long, so each worker is bound by its attempts in flight and two show how the work is shared.
+ */
+async function pgThroughput(delayMs = 0) {
+  const tag = delayMs > 0 ? `, receiver answering after ${delayMs} ms` : '';
   const db = await createDatabase();
   const api = await serve(db.url, 'off', { name: 'canon-pg-api' });
-  const { route } = await endpoint(api.base, 'pg');
+  const { route } = await endpoint(api.base, 'pg', delayMs);
   const workerEnv = { ...webhookEnv };
   const worker = (name, core, track) =>
     startCanonWorker({
@@ -194,11 +202,11 @@ async function pgThroughput() {
       await createProducts(api.base, HEADERS, EVENTS, { label: `pg-${r}-${which}` });
       console.log(`bench: PostgreSQL run ${r}: ${fmt(EVENTS)} products created in ${((performance.now() - t) / 1000).toFixed(1)} s with no worker running`);
       if (which === 'one') {
-        one.push(await drain(`(b) PostgreSQL, one canon worker, run ${r}`, route, (track) => worker(`canon-pg-worker-1-${r}`, undefined, track)));
+        one.push(await drain(`(b) PostgreSQL, one canon worker${tag}, run ${r}`, route, (track) => worker(`canon-pg-worker-1-${r}`, undefined, track)));
         reportProfile(`canon-pg-worker-1-${r}`);
       } else {
         two.push(
-          await drain(`(c) PostgreSQL, two canon worker processes${SPREAD ? ' (second on the client core)' : ''}, run ${r}`, route, (track) =>
+          await drain(`(c) PostgreSQL, two canon worker processes${SPREAD ? ' (second on the client core)' : ''}${tag}, run ${r}`, route, (track) =>
             Promise.all([worker(`canon-pg-worker-2a-${r}`, undefined, track), worker(`canon-pg-worker-2b-${r}`, SPREAD ? CLIENT_CORE : undefined, track)]),
           ),
         );
@@ -206,7 +214,7 @@ async function pgThroughput() {
     }
   }
   await stopServer(api.server);
-  return { postgres: db.version, one, two };
+  return { postgres: db.version, receiverDelayMs: delayMs, one, two };
 }
 
 /**
@@ -305,6 +313,7 @@ async function main() {
   const results = {};
   if (PARTS.includes('sqlite')) results.sqlite = await sqliteThroughput();
   if (PARTS.includes('pg')) results.postgres = await pgThroughput();
+  if (PARTS.includes('pg-slow')) results.postgresSlowReceiver = await pgThroughput(SLOW_RECEIVER_MS);
   if (PARTS.includes('latency')) results.latency = await latency();
 
   const summary = {};
@@ -332,6 +341,17 @@ async function main() {
       `(c)/(b) per repeat: ${one.map((r, i) => fmt(two[i].deliveriesPerSecond / r.deliveriesPerSecond, 2)).join(', ')}, median ${fmt(summary.twoOverOne, 2)}x (target >= ${TARGETS.twoOverOne}x: ${verdicts.twoOverOne.met ? 'MET' : 'NOT MET'})`,
     );
   }
+  if (results.postgresSlowReceiver) {
+    const { one, two } = results.postgresSlowReceiver;
+    summary.slowOnePerSecond = median(one.map((r) => r.deliveriesPerSecond));
+    summary.slowTwoPerSecond = median(two.map((r) => r.deliveriesPerSecond));
+    summary.slowTwoOverOne = median(one.map((r, i) => two[i].deliveriesPerSecond / r.deliveriesPerSecond));
+    verdicts.slowTwoOverOne = { value: summary.slowTwoOverOne, target: TARGETS.twoOverOne, met: summary.slowTwoOverOne >= TARGETS.twoOverOne };
+    console.log(
+      `receiver answering after ${SLOW_RECEIVER_MS} ms: one worker ${one.map((r) => fmt(r.deliveriesPerSecond)).join(', ')}/s, two workers ${two.map((r) => fmt(r.deliveriesPerSecond)).join(', ')}/s; ` +
+        `two / one per repeat ${one.map((r, i) => fmt(two[i].deliveriesPerSecond / r.deliveriesPerSecond, 2)).join(', ')}, median ${fmt(summary.slowTwoOverOne, 2)}x (target >= ${TARGETS.twoOverOne}x: ${verdicts.slowTwoOverOne.met ? 'MET' : 'NOT MET'})`,
+    );
+  }
   if (results.latency) {
     const l = results.latency;
     verdicts.latencyRedis = { value: l.postgresRedis.fromAnswerMs.p99, target: TARGETS.p99Redis, met: l.postgresRedis.fromAnswerMs.p99 <= TARGETS.p99Redis };
@@ -345,7 +365,13 @@ async function main() {
 
   const source = sourceVersion();
   const problems = sourceProblems(source).concat(receiver.problems);
-  for (const r of [...(results.sqlite ?? []), ...(results.postgres?.one ?? []), ...(results.postgres?.two ?? [])]) {
+  for (const r of [
+    ...(results.sqlite ?? []),
+    ...(results.postgres?.one ?? []),
+    ...(results.postgres?.two ?? []),
+    ...(results.postgresSlowReceiver?.one ?? []),
+    ...(results.postgresSlowReceiver?.two ?? []),
+  ]) {
     if (r.duplicates > 0) console.log(`bench: note ${r.label}: ${r.duplicates} duplicate deliveries (at-least-once)`);
   }
   for (const r of Object.values(results.latency ?? {})) if (r.missing > 0) problems.push(`${r.label}: ${r.missing} events never delivered`);
@@ -354,6 +380,7 @@ async function main() {
       events: EVENTS,
       repeats: REPEATS,
       receiver: 'node:https in the benchmark process (client core), 200 at once, every delivery verified with standardwebhooks',
+      slowReceiverMs: SLOW_RECEIVER_MS,
       workers: SPREAD ? 'two-worker runs: one on the server core, one on the client core' : 'every worker on the server core',
       latencyRate: LATENCY_RATE,
       latencySeconds: LATENCY_SECONDS,

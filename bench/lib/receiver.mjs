@@ -87,7 +87,9 @@ export async function startReceiver(certs, { keepBodies = false } = {}) {
         res.writeHead(400).end();
         return;
       }
-      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
+      // A receiver that takes `delayMs` to answer (as real ones do) bounds a worker by its attempts in flight, not its CPU.
+      if (route.delayMs > 0) setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok'), route.delayMs);
+      else res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '2' }).end('ok');
       const id = String(req.headers['webhook-id']);
       route.attempts++;
       const seen = route.ids.get(id);
@@ -112,9 +114,9 @@ export async function startReceiver(certs, { keepBodies = false } = {}) {
   return {
     problems,
     url: (p) => `https://127.0.0.1:${port}${p}`,
-    /** A path with the endpoint's secret; returns its tally (attempts, unique ids, first and last arrival). */
-    route(p, secret, onDelivery) {
-      const route = { verifier: new Webhook(secret), attempts: 0, unique: 0, ids: new Map(), first: undefined, last: undefined, onDelivery };
+    /** A path with the endpoint's secret; returns its tally (attempts, unique ids, first and last arrival). `delayMs`: how long it takes to answer. */
+    route(p, secret, onDelivery, delayMs = 0) {
+      const route = { verifier: new Webhook(secret), attempts: 0, unique: 0, ids: new Map(), first: undefined, last: undefined, onDelivery, delayMs };
       routes.set(p, route);
       return route;
     },
