@@ -31,6 +31,8 @@ export interface WebhookWorkerOptions {
   /** Failing this long without a success disables the endpoint (DESIGN §9: 5 days). */
   failureWindowMs: number;
   random: () => number;
+  /** Awaited before each round: an embedded worker yields to the requests of its process (src/runtime/background-pacer.ts). */
+  pace?: () => Promise<void>;
 }
 
 export interface DeliveryObserver {
@@ -372,6 +374,8 @@ export class WebhookWorker {
       this.again = false;
       let busy = false;
       try {
+        await this.options.pace?.();
+        if (this.stopping) return;
         const dispatched = await this.dispatch();
         // A full batch means more are waiting: another runner takes them while this batch is attempted.
         if (dispatched.taken === this.options.batch) this.spawn();

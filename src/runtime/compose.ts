@@ -52,7 +52,7 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
 /** `canon worker`: the worker role alone (deliveries, asynchronous actions, purges); closing drains it, then the core. */
 export async function createWorker(config: Config, options: CoreOptions = {}): Promise<{ close(): Promise<void> }> {
   const core = await openCore(config, options);
-  const worker = startWorker(core);
+  const worker = startWorker(core, false);
   return {
     close: async () => {
       await worker.close();
@@ -67,7 +67,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   try {
     const api = await startApi(core, options);
     // CANON_WORKER=off leaves deliveries, payments and purges to `canon worker` processes (DESIGN §9, §12).
-    const worker = config.worker === 'off' ? undefined : startWorker(core);
+    const worker = config.worker === 'off' ? undefined : startWorker(core, true);
     return {
       app: api.app,
       catalog: api.catalog,

@@ -6,15 +6,21 @@ import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-sc
 import { WebhookSender } from '../webhooks/sender.js';
 import type { Core } from './core.js';
 import { SEAL_PURPOSE } from './webhook-options.js';
+import { BackgroundPacer } from './background-pacer.js';
 import { WEBHOOK_DELIVERIES } from '../platform/webhook-deliveries.js';
 
 export function retrySchedule(config: Config): readonly number[] {
   return config.webhookRetrySchedule ? parseRetrySchedule(config.webhookRetrySchedule) : DEFAULT_RETRY_SCHEDULE;
 }
 
-/** The delivery worker on `core`: woken by commits anywhere, polling for retries that come due. */
-export function startWebhookWorker(core: Core): { stop(): Promise<void>; ok(): boolean } {
+/**
+ * The delivery worker on `core`: woken by commits anywhere, polling for retries that come due. `embedded`:
+ * it shares its process with the API, and yields to it while writes saturate the event loop.
+ */
+export function startWebhookWorker(core: Core, embedded: boolean): { stop(): Promise<void>; ok(): boolean } {
   const { config, metrics } = core;
+  const pacer = embedded ? new BackgroundPacer() : undefined;
+  const stopCounting = pacer ? core.events.onCommitted(() => pacer.noteWrite()) : undefined;
   const sender = new WebhookSender({ policy: { allowPrivate: config.webhookAllowPrivate }, timeoutMs: config.webhookTimeoutMs });
   const worker = new WebhookWorker(
     core.store,
@@ -31,6 +37,7 @@ export function startWebhookWorker(core: Core): { stop(): Promise<void>; ok(): b
       maxPayloadBytes: 64 * 1024,
       failureWindowMs: 5 * 24 * 3600 * 1000,
       random: Math.random,
+      ...(pacer ? { pace: () => pacer.wait() } : {}),
     },
     core.log,
     {
@@ -56,6 +63,8 @@ export function startWebhookWorker(core: Core): { stop(): Promise<void>; ok(): b
     ok: () => worker.ok,
     stop: async () => {
       stopWaking();
+      stopCounting?.();
+      pacer?.stop();
       await worker.stop();
       await sender.close();
     },

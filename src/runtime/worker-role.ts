@@ -15,14 +15,14 @@ export interface WorkerRole {
   close(): Promise<void>;
 }
 
-/** Starts every background job on `core`; `canon serve` embeds it, a dedicated worker process runs it alone. */
-export function startWorker(core: Core): WorkerRole {
+/** Starts every background job on `core`; `canon serve` embeds it (`embedded`), a dedicated worker process runs it alone. */
+export function startWorker(core: Core, embedded: boolean): WorkerRole {
   const stopPurging = schedulePurge(core.idempotency, core.config.idempotencyPurgeIntervalSeconds, core.log);
   const operations = new OperationRunner({ store: core.store, services: core.services, clock: core.clock, log: core.log, leaseMs: core.config.workerLeaseMs });
   operations.start(OPERATION_POLL_MS);
   // A request of this process that queued an operation wakes the runner at once, rather than at the next poll.
   const unsubscribe = core.services.onOperationQueued(() => operations.wake());
-  const webhooks = startWebhookWorker(core);
+  const webhooks = startWebhookWorker(core, embedded);
   // An embedded worker that cannot reach the store degrades /readyz; the store check itself already fails it.
   core.optionalChecks.worker = async () => webhooks.ok();
   const stopPurgingEvents = scheduleEventPurge(core);

@@ -21,7 +21,7 @@ describe('the core and the worker role', () => {
     try {
       await core.store.transaction((tx) => tx.insertIdempotency({ scopeKey: 'expired', fingerprint: 'f', response: '{}', expiresAt: Date.now() - 1000 }));
       assert.ok(await core.store.findIdempotency('expired'));
-      const worker = startWorker(core);
+      const worker = startWorker(core, false);
       // The first purge comes within one interval (a random part of it); bounded at 5 s.
       const deadline = Date.now() + 5000;
       while ((await core.store.findIdempotency('expired')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
