@@ -45,7 +45,8 @@ function suite(mode: Mode, indexes: number[]): void {
         const f = all[index]!;
         const services = server.runtime.services;
         const resource = services.resource(f.resource);
-        for (let i = 0; i < ROWS; i++) await f.make(i);
+        // Eight at a time: on PostgreSQL one at a time spent most of the file's 30 s on commit round trips.
+        for (let i = 0; i < ROWS; i += 8) await Promise.all(Array.from({ length: Math.min(8, ROWS - i) }, (_, j) => f.make(i + j)));
         // Expected: every object of the collection (read back through the services, not the HTTP list under test).
         const base = `${f.path}?${new URLSearchParams(f.filter).toString()}`;
         const everything = await services.list({ principal: SYSTEM }, f.resource, { where: [], orderBy: [{ path: 'id', desc: false }], limit: 100_000 });
