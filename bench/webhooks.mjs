@@ -11,7 +11,7 @@
 // worker(s) start and the time from the first delivery to the last is measured:
 //   (a) `canon serve` on SQLite with the embedded worker;
 //   (b) one `canon worker` on PostgreSQL; (c) two `canon worker` processes on the same database;
-//   and (b), (c) again with a receiver answering after BENCH_SLOW_RECEIVER_MS (default 200; part `pg-slow`).
+//   and (b), (c) again with a receiver answering after BENCH_SLOW_RECEIVER_MS (default 50; part `pg-slow`).
 // Workers run on the server core (both of (c) too, unless BENCH_WORKER_CORES=spread: the second on the client
 // core); PostgreSQL is not pinned. BENCH_REPEATS (default 3) repeats of each, medians reported.
 // Latency: one product at a time, BENCH_LATENCY_RATE per second (default 20, jittered) for BENCH_LATENCY_SECONDS
@@ -39,7 +39,7 @@ const LATENCY_RATE = intFromEnv('BENCH_LATENCY_RATE', 20, 1, 500);
 const LATENCY_SECONDS = intFromEnv('BENCH_LATENCY_SECONDS', 12, 1, 600);
 const DELIVERY_TIMEOUT_MS = intFromEnv('BENCH_DELIVERY_TIMEOUT', 120, 5, 3600) * 1000;
 const SPREAD = process.env.BENCH_WORKER_CORES === 'spread';
-const SLOW_RECEIVER_MS = intFromEnv('BENCH_SLOW_RECEIVER_MS', 200, 1, 10_000);
+const SLOW_RECEIVER_MS = intFromEnv('BENCH_SLOW_RECEIVER_MS', 50, 1, 10_000);
 const PARTS = (process.env.BENCH_PARTS ?? 'sqlite,pg,pg-slow,latency').split(',');
 const TARGETS = { sqlite: 1_500, perWorker: 2_000, twoOverOne: 1.7, p99Redis: 50, p99Polling: 250 };
 const POSTGRES_CPU = () => cpuSecondsByName('postgres');
