@@ -17,6 +17,9 @@ import { guardFraming } from './framing-guard.js';
 import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
+import { VersionHeaders } from './version-headers.js';
+import { errorInVersion } from '../query/versioned-query.js';
+import type { VersionOfRoute } from './resource-routes.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
 import { registerBodyParsers } from './body-parsers.js';
 import { acceptsJson } from './negotiate.js';
@@ -74,9 +77,13 @@ const clientErrorHandler =
     );
   };
 
+/** The first path segment when it names a version (`/v9/…`, `/v9`). */
+const VERSION_SEGMENT = /^\/(v[0-9]+)(?:[/?]|$)/;
+
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const fixedHeaders = securityHeaders(config);
+  const versionHeaders = new VersionHeaders(deps.model.versions, config.publicUrl);
   const fast = new FastReads(deps, fixedHeaders);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
@@ -151,11 +158,18 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
    * Allow, any other path 404. Answered from onRequest, before a byte of the body is read or parsed, and
    * counted against the client's address: an anonymous client cannot make the server parse bodies for free.
    */
+  const servedVersions = new Set(deps.model.versions.map((v) => v.name).reverse());
   const unmatched = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     await limitIp(deps, request, reply);
     const allow = catalog.allow(request.url);
     if (allow && request.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
     if (allow) throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } });
+    // DESIGN §10: a version the server does not serve is 400, not 404.
+    const named = VERSION_SEGMENT.exec(request.url)?.[1];
+    if (named !== undefined && !servedVersions.has(named))
+      throw new AppError('UNSUPPORTED_VERSION', `This server does not serve ${named}.`, {
+        details: [{ field: 'version', message: `must be one of ${[...servedVersions].join(', ')}`, value: named }],
+      });
     throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
   };
 
@@ -163,6 +177,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await hooks.acknowledge(() => {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
+      // Set first: every response of a deprecated version says so, errors and 304s included (DESIGN §10).
+      const deprecated = versionHeaders.forUrl(request.url);
+      if (deprecated) reply.headers(deprecated);
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
       // /events also speaks text/event-stream (DESIGN §9); every other endpoint only JSON.
       if (!acceptsJson(request.headers.accept) && !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)))
@@ -181,7 +198,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     const { error, internal } = toAppError(err);
     // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
     if (internal) deps.log.error({ err, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error');
-    return sendError(reply, error, deps.cookieNames);
+    const route = (request.routeOptions.config as { versionOf?: VersionOfRoute } | undefined)?.versionOf;
+    return sendError(reply, route ? errorInVersion(error, route.version, route.resource) : error, deps.cookieNames);
   });
 
   if (config.accessLog) {

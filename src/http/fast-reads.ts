@@ -14,12 +14,15 @@ import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
 import { readObject } from './object-body.js';
 import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
+import { deprecationHeaders } from './version-headers.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 interface Target {
   version: ApiVersion;
   resource: CompiledResource;
+  /** Deprecation, Sunset and Link when the version is deprecated (src/http/version-headers.ts). */
+  deprecated: Record<string, string> | undefined;
 }
 
 /** A request this path takes: what it names, and the object's id (lower case, as stored). */
@@ -55,7 +58,12 @@ export class FastReads {
     // The catalog's object reads: `/v2/products/:id` is served here as `/v2/products/<uuid>`.
     for (const op of deps.catalog.operations) {
       if (op.kind !== 'read') continue;
-      this.targets.set(op.path.slice(0, -':id'.length), { version: versionOf(deps.model, op.version!)!, resource: deps.model.resources.get(op.resource!)! });
+      const version = versionOf(deps.model, op.version!)!;
+      this.targets.set(op.path.slice(0, -':id'.length), {
+        version,
+        resource: deps.model.resources.get(op.resource!)!,
+        deprecated: deprecationHeaders(version, deps.config.publicUrl),
+      });
     }
   }
 
@@ -120,6 +128,7 @@ export class FastReads {
     // header added after it (and the write) paid for that, a quarter of this path's cost (measured).
     const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
     if (this.hsts !== undefined) headers['strict-transport-security'] = this.hsts;
+    if (target.deprecated) Object.assign(headers, target.deprecated);
     try {
       if (deps.limiter.limits.enabled) {
         const pending = deps.limiter.forPrincipal(authenticated.principal);

@@ -2,7 +2,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledResource } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
-import { parseListParams, type QueryInput } from '../query/list-params.js';
+import { parseListParams, type ListPlan, type QueryInput } from '../query/list-params.js';
+import { queryInVersion } from '../query/versioned-query.js';
 import type { Ctx, ParentRef } from '../services/resource-service.js';
 import type { HttpDeps } from './deps.js';
 import type { Link } from './render.js';
@@ -27,7 +28,14 @@ export async function renderList(
   canCreate: boolean,
 ): Promise<Record<string, unknown>> {
   // Cursors are bound to this collection: this version, this resource, under this parent (issue 13.6).
-  const plan = parseListParams(r, request.query as QueryInput, deps.secret, `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`);
+  // An older version's field names become the newest's first (src/query/versioned-query.ts).
+  const versioned = queryInVersion(version, r, request.query as QueryInput);
+  let plan: ListPlan;
+  try {
+    plan = parseListParams(r, versioned.query, deps.secret, `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`, versioned.rendered);
+  } catch (err) {
+    throw versioned.restore(err);
+  }
   const page = await deps.pages.page(ctx, r.name, plan, parent);
   const p = plan.page;
   const self = request.url;
@@ -61,7 +69,11 @@ export async function renderList(
     links.push({ rel: 'prev', href: prev, method: 'GET' });
     header.push(`<${prev}>; rel="prev"`);
   }
-  if (header.length) reply.header('link', header.join(', '));
+  if (header.length) {
+    // A deprecated version's Link (rel="deprecation") is already there: pages add theirs beside it (RFC 8288 §3).
+    const existing = reply.getHeader('link');
+    reply.header('link', existing ? `${String(existing)}, ${header.join(', ')}` : header.join(', '));
+  }
   if (canCreate) links.push({ rel: 'create', href: self.split('?')[0]!, method: 'POST' });
   body.links = links;
   return body;

@@ -62,7 +62,18 @@ export function resourceRoutes(deps: HttpDeps): (op: Operation) => RouteSpec {
   // One authentication and one CSRF hook for every resource route.
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
-  return (op) => resourceRoute(deps, op, { onRequest: auth, ...(op.csrf ? { preHandler: csrf } : {}) });
+  return (op) => {
+    const spec = resourceRoute(deps, op, { onRequest: auth, ...(op.csrf ? { preHandler: csrf } : {}) });
+    const version = versionOf(deps.model, op.version!)!;
+    // An older version's errors name its own fields: the error handler reads this (errorInVersion).
+    return version.newer ? { ...spec, config: { ...(spec.config as object | undefined), versionOf: { version, resource: op.resource! } satisfies VersionOfRoute } } : spec;
+  };
+}
+
+/** What a route of an older version tells the error handler: its version and resource. */
+export interface VersionOfRoute {
+  version: ApiVersion;
+  resource: string;
 }
 
 function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'onRequest' | 'preHandler'>): RouteSpec {

@@ -10,7 +10,8 @@
  */
 export type FieldMapping =
   | { rename: { from: string; to: string } }
-  | { nest: { into: string; parts: Record<string, string> } }
+  /** `readOnly`: the new field is never written by clients (an order's `total`), so bodies are left as they are. */
+  | { nest: { into: string; parts: Record<string, string>; readOnly?: boolean } }
   | { computed: { field: string; description: string; down: (view: Readonly<Record<string, unknown>>) => unknown } };
 
 export interface VersionChange {
@@ -36,6 +37,7 @@ export function bodyUp(change: VersionChange, body: Obj): Obj {
         delete out[m.rename.from];
       }
     } else if ('nest' in m) {
+      if (m.nest.readOnly) continue;
       const present = Object.entries(m.nest.parts).filter(([, old]) => old in out);
       if (present.length > 0) {
         // A merge patch may send only some parts; null for the whole old group clears the field.

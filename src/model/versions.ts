@@ -10,6 +10,17 @@ export interface VersionDef {
   description?: string;
   /** The changes that lead from this version to the next newer one (none for the newest). */
   changes?: VersionChange[];
+  /** A version its clients should leave: every response says so (RFC 9745 `Deprecation`, RFC 8594 `Sunset`). */
+  deprecation?: VersionDeprecation;
+}
+
+export interface VersionDeprecation {
+  /** When it was deprecated (YYYY-MM-DD, UTC midnight). */
+  date: string;
+  /** When it may stop being served (YYYY-MM-DD, UTC midnight), not before `date`. */
+  sunset: string;
+  /** Where its migration guide is served: a path on this server (`/docs/migrations/v1-to-v2`) or a URL. */
+  guide: string;
 }
 
 /** A compiled version: its changes to the next newer one, and that version. */
@@ -19,6 +30,7 @@ export interface ApiVersion {
   description?: string;
   changesToNext: VersionChange[];
   newer: ApiVersion | undefined;
+  deprecation?: VersionDeprecation;
 }
 
 /** An app that names no versions serves one: `v2`, the reference API's current version (DESIGN §10). */
@@ -37,8 +49,20 @@ export function compileVersions(defs: readonly VersionDef[] = DEFAULT_VERSIONS):
     if (names.has(d.name)) throw new Error(`version ${d.name} is defined twice`);
     if (newer && d.date >= newer.date) throw new Error(`version ${d.name} must be older than ${newer.name} (versions are listed oldest first)`);
     if (!newer && d.changes?.length) throw new Error(`version ${d.name} is the newest: it has no changes to a next version`);
+    if (d.deprecation) {
+      const { date, sunset } = d.deprecation;
+      if (!/^\d{4}-\d{2}-\d{2}$/.test(date) || !/^\d{4}-\d{2}-\d{2}$/.test(sunset)) throw new Error(`version ${d.name}: deprecation and sunset dates are YYYY-MM-DD`);
+      if (sunset < date) throw new Error(`version ${d.name}: the sunset (${sunset}) comes before the deprecation (${date})`);
+    }
     names.add(d.name);
-    const v: ApiVersion = { name: d.name, date: d.date, ...(d.description ? { description: d.description } : {}), changesToNext: [...(d.changes ?? [])], newer };
+    const v: ApiVersion = {
+      name: d.name,
+      date: d.date,
+      ...(d.description ? { description: d.description } : {}),
+      changesToNext: [...(d.changes ?? [])],
+      newer,
+      ...(d.deprecation ? { deprecation: { ...d.deprecation } } : {}),
+    };
     out.push(v);
     newer = v;
   }

@@ -58,11 +58,12 @@ function parseSort(details: ErrorDetail[], r: CompiledResource, raw: string | un
   return idAt >= 0 ? keys.slice(0, idAt + 1) : [...keys, { path: 'id', desc: keys[0]?.desc ?? false }];
 }
 
-function parseFields(details: ErrorDetail[], r: CompiledResource, raw: string | undefined): string[] | undefined {
+/** `rendered`: the fields the request's version shows (sparse fields pick from its view). */
+function parseFields(details: ErrorDetail[], r: CompiledResource, rendered: readonly string[], raw: string | undefined): string[] | undefined {
   if (raw === undefined) return undefined;
   const fields: string[] = [];
   for (const name of raw.split(',')) {
-    if (!r.rendered.includes(name)) details.push({ field: 'fields', message: `${name || '(empty)'} is not a field of ${r.name}`, value: name });
+    if (!rendered.includes(name)) details.push({ field: 'fields', message: `${name || '(empty)'} is not a field of ${r.name}`, value: name });
     else if (!fields.includes(name)) fields.push(name);
   }
   return fields;
@@ -119,7 +120,7 @@ const RESERVED = new Set(['sort', 'fields', 'q']);
  * route): it is bound into every cursor and page token with the filters, sort and search, so a token from
  * one collection is 400 on any other.
  */
-export function parseListParams(r: CompiledResource, query: QueryInput, secret: string, scope = r.name): ListPlan {
+export function parseListParams(r: CompiledResource, query: QueryInput, secret: string, scope = r.name, rendered: readonly string[] = r.rendered): ListPlan {
   const details: ErrorDetail[] = [];
   const where: Condition[] = [];
   for (const [key, value] of Object.entries(query)) {
@@ -131,7 +132,7 @@ export function parseListParams(r: CompiledResource, query: QueryInput, secret: 
   }
   const search = parseSearch(details, r, single(details, 'q', query.q));
   const orderBy = parseSort(details, r, single(details, 'sort', query.sort), search !== undefined);
-  const fields = parseFields(details, r, single(details, 'fields', query.fields));
+  const fields = parseFields(details, r, rendered, single(details, 'fields', query.fields));
   const shape = shapeOf(scope, where, orderBy, search);
   const page = parsePage(details, query, orderBy, shape, secret);
   if (details.length) throw new AppError('INVALID_QUERY', 'The query parameters are invalid.', { details });

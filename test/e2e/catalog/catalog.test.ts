@@ -94,12 +94,10 @@ describe('the operation catalog', () => {
     assert.equal((await server.request('GET', `/v2/products/${product.id}`)).status, 200);
     assert.equal(server.app.fastReads.served, before + 1);
     const reads = server.runtime.catalog.operations.filter((op) => op.kind === 'read');
+    // One read per resource in every version served.
     assert.deepEqual(
-      reads.map((op) => op.resource).sort(),
-      [...server.runtime.model.resources.values()]
-        .filter((r) => !r.def.internal)
-        .map((r) => r.name)
-        .sort(),
+      reads.map((op) => `${op.version} ${op.resource}`).sort(),
+      server.runtime.model.versions.flatMap((v) => [...server.runtime.model.resources.values()].filter((r) => !r.def.internal).map((r) => `${v.name} ${r.name}`)).sort(),
     );
   });
 

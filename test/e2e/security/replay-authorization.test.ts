@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createProduct, errorShape, MODES, startServer, type Response, type TestServer } from '../../support/harness.js';
+import { translateDown } from '../../../src/model/versions.js';
 
 /** How a test sends a request as one credential: an API key or a bearer token. */
 type As = { key: string | null; headers: Record<string, string> };
@@ -96,6 +97,16 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
         await server.runtime.store.transaction((tx) => tx.insert('webhook-deliveries', { ...delivery, status: 'failed', attempts: [], next_attempt_at: null, claim: null }));
         return { path: `/v2/webhook-deliveries/${id}/retry`, body: {} };
       });
+      // Every older version's routes too: the same request, its path and body in that version (DESIGN §10).
+      for (const op of server.runtime.catalog.operations) {
+        const version = server.runtime.model.versions.find((v) => v.name === op.version);
+        if (op.method !== 'POST' || !op.idempotent || !version?.newer) continue;
+        const make = fixtures.get(op.path.replace(`/${version.name}/`, '/v2/'))!;
+        fixtures.set(op.path, async () => {
+          const { path, body } = await make();
+          return { path: path.replace('/v2/', `/${version.name}/`), body: translateDown(version, op.resource!, body) };
+        });
+      }
     });
     after(async () => server.close());
 
@@ -131,7 +142,7 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
         const [wide, narrowed] = pair();
         for (const [template, make] of fixtures) {
           // Reviews are written by users; a token acts for a client, so even the wide one may not write them.
-          if (label === 'OAuth tokens' && template === '/v2/reviews') continue;
+          if (label === 'OAuth tokens' && /^\/v[0-9]+\/reviews$/.test(template)) continue;
           const { path, body } = await make();
           const before = await post(narrowed, path, body);
           assert.equal(before.status, 403, `${template} without a key`);

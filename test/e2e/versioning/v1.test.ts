@@ -1,0 +1,142 @@
+// Version 1 of the reference API (DESIGN §10, issue 16): v2 walked back by change modules, for every kind of request, on both stores.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const DEPRECATION = `@${Date.UTC(2026, 2, 1) / 1000}`;
+const SUNSET = 'Mon, 01 Mar 2027 00:00:00 GMT';
+
+/** Every v1 response, errors and 304s included, says the version is deprecated and where the guide is. */
+function assertDeprecated(res: { headers: Record<string, string> }, where: string): void {
+  assert.equal(res.headers.deprecation, DEPRECATION, `${where}: Deprecation`);
+  assert.equal(res.headers.sunset, SUNSET, `${where}: Sunset`);
+  assert.match(res.headers.link ?? '', /<[^>]*\/docs\/migrations\/v1-to-v2>; rel="deprecation"/, `${where}: Link`);
+}
+
+function suite(mode: Mode): void {
+  describe(`version 1 (${mode})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer(mode);
+    });
+    after(async () => server.close());
+
+    it('products: created, read, updated, filtered, sorted and sparse in v1 names; links point at /v1', async () => {
+      const made: Obj[] = [];
+      for (const [cents, currency] of [
+        [1250, 'EUR'],
+        [990, 'EUR'],
+        [4000, 'USD'],
+      ] as const) {
+        const res = await server.request('POST', '/v1/products', { body: { name: `V1 product ${cents}`, price_cents: cents, currency, status: 'draft', tags: ['v1'] } });
+        assert.equal(res.status, 201, res.text);
+        assertDeprecated(res, 'POST /v1/products');
+        assert.equal(res.body.price_cents, cents);
+        assert.equal(res.body.currency, currency);
+        assert.equal('price' in res.body, false);
+        assert.match(res.headers.location ?? '', /^\/v1\/products\//);
+        assert.ok(res.body.links.every((l: Obj) => l.href.startsWith('/v1/')));
+        made.push(res.body);
+      }
+      // The same object on v2 is the newest shape.
+      const v2 = await server.request('GET', `/v2/products/${made[0]!.id}`);
+      assert.deepEqual(v2.body.price, { amount: 1250, currency: 'EUR' });
+      assert.equal(v2.headers.deprecation, undefined);
+
+      const got = await server.request('GET', `/v1/products/${made[0]!.id}`);
+      assert.equal(got.status, 200);
+      assertDeprecated(got, 'GET /v1/products/{id}');
+      assert.equal(got.body.price_cents, 1250);
+      const notModified = await server.request('GET', `/v1/products/${made[0]!.id}`, { headers: { 'if-none-match': got.headers.etag! } });
+      assert.equal(notModified.status, 304);
+      assertDeprecated(notModified, '304');
+
+      const patched = await server.request('PATCH', `/v1/products/${made[1]!.id}`, { body: { price_cents: 995 } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.equal(patched.body.price_cents, 995);
+      assert.equal(patched.body.currency, 'EUR');
+
+      const list = await server.request('GET', '/v1/products?status=draft&price_cents[gte]=995&sort=-price_cents&fields=id,price_cents,currency&limit=100');
+      assert.equal(list.status, 200, list.text);
+      assertDeprecated(list, 'GET /v1/products');
+      const ours = list.body.data.filter((o: Obj) => made.some((m) => m.id === o.id));
+      assert.deepEqual(
+        ours.map((o: Obj) => [o.price_cents, o.currency]),
+        [
+          [4000, 'USD'],
+          [1250, 'EUR'],
+          [995, 'EUR'],
+        ],
+      );
+      assert.deepEqual(Object.keys(ours[0]).sort(), ['currency', 'id', 'links', 'price_cents']);
+      const byCurrency = await server.request('GET', '/v1/products?status=draft&currency=USD&limit=100');
+      assert.deepEqual(
+        byCurrency.body.data.map((o: Obj) => o.id),
+        [made[2]!.id],
+      );
+    });
+
+    it('errors name v1 fields and carry the deprecation headers', async () => {
+      const bad = await server.request('POST', '/v1/products', { body: { name: 'No price', price_cents: -5, currency: 'EUR', status: 'active' } });
+      assert.equal(bad.status, 422, bad.text);
+      assertDeprecated(bad, '422');
+      assert.ok(
+        bad.body.error.details.some((d: Obj) => d.field === 'price_cents'),
+        bad.text,
+      );
+      const query = await server.request('GET', '/v1/products?price_cents[gte]=abc');
+      assert.equal(query.status, 400);
+      assertDeprecated(query, '400');
+      assert.deepEqual(
+        query.body.error.details.map((d: Obj) => d.field),
+        ['price_cents[gte]'],
+      );
+      const v2Name = await server.request('GET', '/v1/products?sort=price.amount');
+      assert.equal(v2Name.status, 400, 'v2 names are not v1 names');
+      const unknown = await server.request('GET', '/v1/products/00000000-0000-7000-8000-000000000000');
+      assert.equal(unknown.status, 404);
+      assertDeprecated(unknown, '404');
+    });
+
+    it('users: name in, name out; orders: currency at creation, total_cents and currency out', async () => {
+      const user = await server.request('POST', '/v1/users', { body: { email: `v1-${Date.now()}@example.com`, name: 'Version One', password: 'long enough password' } });
+      assert.equal(user.status, 201, user.text);
+      assert.equal(user.body.name, 'Version One');
+      assert.equal('full_name' in user.body, false);
+      const v2 = await server.request('GET', `/v2/users/${user.body.id}`);
+      assert.equal(v2.body.full_name, 'Version One');
+      const order = await server.request('POST', '/v1/orders', { body: { user_id: user.body.id, currency: 'USD' } });
+      assert.equal(order.status, 201, order.text);
+      assert.equal(order.body.total_cents, 0);
+      assert.equal(order.body.currency, 'USD');
+      assert.equal('total' in order.body, false);
+      const sorted = await server.request('GET', `/v1/users/${user.body.id}/orders?sort=-total_cents`);
+      assert.equal(sorted.status, 200, sorted.text);
+      assert.equal(sorted.body.data[0].total_cents, 0);
+    });
+
+    it('a version the server does not serve is 400 UNSUPPORTED_VERSION, naming those it does', async () => {
+      for (const path of ['/v3/products', '/v0/users/me', '/v99']) {
+        const res = await server.request('GET', path);
+        assert.equal(res.status, 400, path);
+        assert.equal(res.body.error.code, 'UNSUPPORTED_VERSION');
+        assert.deepEqual(res.body.error.details, [{ field: 'version', message: 'must be one of v1, v2', value: path.split('/')[1] }]);
+      }
+      assert.equal((await server.request('GET', '/version/products')).status, 404);
+    });
+
+    it('a v1 cursor is refused on v2', async () => {
+      const first = await server.request('GET', '/v1/products?limit=1');
+      const next = first.body.links.find((l: Obj) => l.rel === 'next')?.href as string;
+      assert.match(next, /^\/v1\/products\?/);
+      const cursor = new URL(next, 'http://x').searchParams.get('cursor')!;
+      const onV2 = await server.request('GET', `/v2/products?limit=1&cursor=${encodeURIComponent(cursor)}`);
+      assert.equal(onV2.status, 400);
+      assert.equal(onV2.headers.deprecation, undefined);
+    });
+  });
+}
+
+for (const mode of MODES) suite(mode);
