@@ -5,6 +5,9 @@ import type { JsonSchema } from '../model/schema.js';
 import type { Operation } from './operation.js';
 import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
 
+/** Where migration guides are served (DESIGN §10: a deprecated version's Link points here). */
+export const MIGRATION_GUIDE_PATH = '/docs/migrations/:guide';
+
 const { LOGIN, PASSWORD_CHANGE } = PLATFORM_SCHEMAS;
 
 const TRANSPORT: ErrorCode[] = ['NOT_ACCEPTABLE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
@@ -189,6 +192,17 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       output: { 200: { type: 'string', description: 'Prometheus text exposition format 0.0.4.' } },
       errors: [...TRANSPORT],
       description: 'Prometheus metrics of this process: webhook deliveries by result and their latency, the delivery queue, event streams, events written.',
+    },
+    {
+      ...none,
+      id: 'docs.migration',
+      method: 'GET',
+      path: MIGRATION_GUIDE_PATH,
+      kind: 'platform',
+      input: { path: { type: 'object', required: ['guide'], properties: { guide: { type: 'string', pattern: '^v[0-9]+-to-v[0-9]+$' } } } },
+      output: { 200: { type: 'string', description: 'The guide, as Markdown (text/markdown).' } },
+      errors: [...TRANSPORT, 'ROUTE_NOT_FOUND'],
+      description: 'A migration guide between two versions (`v1-to-v2`): what a deprecated version’s `Link: <…>; rel="deprecation"` points at.',
     },
     {
       ...none,

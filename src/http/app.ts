@@ -18,6 +18,8 @@ import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { VersionHeaders } from './version-headers.js';
+import { guideHandlers } from './guide-routes.js';
+import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
 import { errorInVersion } from '../query/versioned-query.js';
 import type { VersionOfRoute } from './resource-routes.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
@@ -182,7 +184,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       if (deprecated) reply.headers(deprecated);
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
       // /events also speaks text/event-stream (DESIGN §9); every other endpoint only JSON.
-      if (!acceptsJson(request.headers.accept) && !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)))
+      // Migration guides are Markdown, whatever the client asks for: documentation, not an API response.
+      if (
+        !acceptsJson(request.headers.accept) &&
+        !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)) &&
+        request.routeOptions.url !== MIGRATION_GUIDE_PATH
+      )
         throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
       if (request.is404) return unmatched(request, reply);
       const malformed = (request.query as ParsedQuery)[MALFORMED];
@@ -224,7 +231,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   registerOperations(
     app,
     catalog,
-    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events) },
+    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events), ...guideHandlers() },
     resourceRoutes(deps),
     (op, spec) => {
       // An object read's own hook is the authentication the lean path performs itself.

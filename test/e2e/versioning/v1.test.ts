@@ -127,6 +127,21 @@ function suite(mode: Mode): void {
       assert.equal((await server.request('GET', '/version/products')).status, 404);
     });
 
+    it('the deprecation link leads to the migration guide, served as Markdown to anyone', async () => {
+      const res = await server.request('GET', '/v1/products?limit=1');
+      const guide = /<([^>]+)>; rel="deprecation"/.exec(res.headers.link ?? '')![1]!;
+      const served = await server.request('GET', guide, { key: null, headers: { accept: 'text/markdown' } });
+      assert.equal(served.status, 200);
+      assert.equal(served.headers['content-type'], 'text/markdown; charset=utf-8');
+      assert.match(served.text, /^# Migrating from v1 to v2/);
+      assert.match(served.text, /price_cents/);
+      const missing = await server.request('GET', '/docs/migrations/v2-to-v3', { key: null });
+      assert.equal(missing.status, 404);
+      assert.equal(missing.body.error.code, 'ROUTE_NOT_FOUND');
+      // Only the guides read at start exist: a path cannot reach another file.
+      assert.equal((await server.request('GET', '/docs/migrations/..%2F..%2Fpackage.json', { key: null })).status, 404);
+    });
+
     it('a v1 cursor is refused on v2', async () => {
       const first = await server.request('GET', '/v1/products?limit=1');
       const next = first.body.links.find((l: Obj) => l.rel === 'next')?.href as string;
