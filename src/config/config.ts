@@ -98,6 +98,8 @@ export interface Config {
    * taken again after this (DESIGN §9: within 30 s). Longer than any attempt, or live claims would be retaken.
    */
   workerLeaseMs: number;
+  /** `enforce`: past its sunset date a deprecated version answers 410 VERSION_SUNSET; `off` (default): it is still served. */
+  versionSunset: 'off' | 'enforce';
   rateLimits: RateLimits;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
@@ -163,6 +165,7 @@ export const DEFAULTS: Config = {
   webhookRetrySchedule: undefined,
   webhookTimeoutMs: 15_000,
   workerLeaseMs: 30_000,
+  versionSunset: 'off',
   rateLimits: {
     enabled: true,
     algorithm: 'token-bucket',
@@ -266,6 +269,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);
   set('webhookTimeoutMs', int(env.CANON_WEBHOOK_TIMEOUT_MS, 'CANON_WEBHOOK_TIMEOUT_MS'));
   set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
+  set('versionSunset', oneOf(env.CANON_VERSION_SUNSET?.toLowerCase(), 'CANON_VERSION_SUNSET', ['off', 'enforce'] as const));
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
   if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');

@@ -15,6 +15,10 @@ export const ERROR_CATALOG = {
     description: 'A parameter names something that does not exist or no longer does: `after` on `/events` with an unknown event id, or one past the retention period.',
   },
   UNSUPPORTED_VERSION: { status: 400, description: 'The request names an API version this server does not serve (`/v9/…`); `details` lists the versions it serves.' },
+  VERSION_SUNSET: {
+    status: 410,
+    description: 'The API version named has passed its sunset date and is no longer served (`CANON_VERSION_SUNSET=enforce`); the `Link` header points at the migration guide.',
+  },
   UNAUTHENTICATED: { status: 401, description: 'Credentials are missing or invalid; the response carries `WWW-Authenticate`.' },
   FORBIDDEN: { status: 403, description: 'The caller is authenticated but not allowed to do this.' },
   INSUFFICIENT_SCOPE: { status: 403, description: 'The credential’s scopes do not cover this request; `WWW-Authenticate` names the scope needed.' },

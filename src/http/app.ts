@@ -17,7 +17,7 @@ import { guardFraming } from './framing-guard.js';
 import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
-import { VersionHeaders } from './version-headers.js';
+import { sunsetError, VersionHeaders } from './version-headers.js';
 import { guideHandlers } from './guide-routes.js';
 import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
 import { errorInVersion } from '../query/versioned-query.js';
@@ -181,7 +181,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
       // Set first: every response of a deprecated version says so, errors and 304s included (DESIGN §10).
       const deprecated = versionHeaders.forUrl(request.url);
-      if (deprecated) reply.headers(deprecated);
+      if (deprecated) {
+        reply.headers(deprecated.headers);
+        if (config.versionSunset === 'enforce' && deps.now() >= deprecated.sunsetAt) throw sunsetError(deprecated);
+      }
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
       // /events also speaks text/event-stream (DESIGN §9); every other endpoint only JSON.
       // Migration guides are Markdown, whatever the client asks for: documentation, not an API response.

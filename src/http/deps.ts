@@ -41,6 +41,8 @@ export interface HttpDeps {
   pages: ListPages;
   store: Store;
   config: Config;
+  /** The runtime's clock, Unix ms (version sunsets). */
+  now: () => number;
   auth: Authenticator;
   tokens: TokenService;
   signingKeys: SigningKeys;

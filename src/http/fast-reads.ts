@@ -14,15 +14,15 @@ import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
 import { readObject } from './object-body.js';
 import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
-import { deprecationHeaders } from './version-headers.js';
+import { deprecatedOf, type Deprecated } from './version-headers.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 interface Target {
   version: ApiVersion;
   resource: CompiledResource;
-  /** Deprecation, Sunset and Link when the version is deprecated (src/http/version-headers.ts). */
-  deprecated: Record<string, string> | undefined;
+  /** Deprecation, Sunset and Link when the version is deprecated, and its sunset (src/http/version-headers.ts). */
+  deprecated: Deprecated | undefined;
 }
 
 /** A request this path takes: what it names, and the object's id (lower case, as stored). */
@@ -62,7 +62,7 @@ export class FastReads {
       this.targets.set(op.path.slice(0, -':id'.length), {
         version,
         resource: deps.model.resources.get(op.resource!)!,
-        deprecated: deprecationHeaders(version, deps.config.publicUrl),
+        deprecated: deprecatedOf(version, deps.config.publicUrl),
       });
     }
   }
@@ -110,6 +110,8 @@ export class FastReads {
     if (!UUID.test(id)) return undefined;
     const target = this.targets.get(url.slice(0, slash + 1));
     if (target === undefined || this.underPressure()) return undefined;
+    // A version past its enforced sunset is refused by Fastify's onRequest (410), with every other refusal.
+    if (target.deprecated && this.deps.config.versionSunset === 'enforce' && this.deps.now() >= target.deprecated.sunsetAt) return undefined;
     return { target, id: id.toLowerCase() };
   }
 
@@ -128,7 +130,7 @@ export class FastReads {
     // header added after it (and the write) paid for that, a quarter of this path's cost (measured).
     const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
     if (this.hsts !== undefined) headers['strict-transport-security'] = this.hsts;
-    if (target.deprecated) Object.assign(headers, target.deprecated);
+    if (target.deprecated) Object.assign(headers, target.deprecated.headers);
     try {
       if (deps.limiter.limits.enabled) {
         const pending = deps.limiter.forPrincipal(authenticated.principal);

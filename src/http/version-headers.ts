@@ -1,4 +1,5 @@
 // The headers a deprecated version's responses carry (DESIGN §10): RFC 9745 Deprecation, RFC 8594 Sunset, and a Link to the migration guide.
+import { AppError } from '../errors/app-error.js';
 import type { ApiVersion } from '../model/versions.js';
 
 /** The deprecation headers of `version`, or undefined while it is not deprecated; `publicUrl` makes the guide's link absolute. */
@@ -22,23 +23,40 @@ export function deprecationHeaders(version: ApiVersion, publicUrl: string | unde
  * compared with each deprecated version's prefix. Empty when no version is deprecated, so the check is free.
  */
 export class VersionHeaders {
-  private readonly byPrefix: Array<{ prefix: string; headers: Record<string, string> }> = [];
+  private readonly byPrefix: Array<{ prefix: string; deprecated: Deprecated }> = [];
 
   constructor(versions: readonly ApiVersion[], publicUrl: string | undefined) {
     for (const v of versions) {
-      const headers = deprecationHeaders(v, publicUrl);
-      if (headers) this.byPrefix.push({ prefix: `/${v.name}`, headers });
+      const deprecated = deprecatedOf(v, publicUrl);
+      if (deprecated) this.byPrefix.push({ prefix: `/${v.name}`, deprecated });
     }
   }
 
-  forUrl(url: string): Record<string, string> | undefined {
-    for (const { prefix, headers } of this.byPrefix) {
+  forUrl(url: string): Deprecated | undefined {
+    for (const { prefix, deprecated } of this.byPrefix) {
       if (url.startsWith(prefix)) {
         const next = url.charCodeAt(prefix.length);
         // `/v1`, `/v1/…`, `/v1?…` — not `/v10/…`.
-        if (Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */) return headers;
+        if (Number.isNaN(next) || next === 47 /* / */ || next === 63 /* ? */) return deprecated;
       }
     }
     return undefined;
   }
+}
+
+/** A deprecated version: the headers its responses carry, and when it may stop being served (Unix ms). */
+export interface Deprecated {
+  name: string;
+  headers: Record<string, string>;
+  sunsetAt: number;
+}
+
+export function deprecatedOf(version: ApiVersion, publicUrl: string | undefined): Deprecated | undefined {
+  const headers = deprecationHeaders(version, publicUrl);
+  return headers && version.deprecation ? { name: version.name, headers, sunsetAt: Date.parse(`${version.deprecation.sunset}T00:00:00Z`) } : undefined;
+}
+
+/** Past its sunset, under CANON_VERSION_SUNSET=enforce, a deprecated version is 410 (its headers, Link included, still say where to go). */
+export function sunsetError(deprecated: Deprecated): AppError {
+  return new AppError('VERSION_SUNSET', `${deprecated.name} is no longer served since ${new Date(deprecated.sunsetAt).toUTCString()}; see the migration guide in the Link header.`);
 }

@@ -119,6 +119,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     limiter: new RateLimiter(shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters, config.rateLimits),
     log,
     metrics: core.metrics,
+    now: () => clock().getTime(),
     events: {
       feed: new EventFeed(store, model, secret),
       hub,

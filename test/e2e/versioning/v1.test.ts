@@ -1,7 +1,7 @@
 // Version 1 of the reference API (DESIGN §10, issue 16): v2 walked back by change modules, for every kind of request, on both stores.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
+import { ADMIN_KEY, FakeClock, MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -155,3 +155,47 @@ function suite(mode: Mode): void {
 }
 
 for (const mode of MODES) suite(mode);
+
+describe('the sunset policy (CANON_VERSION_SUNSET)', () => {
+  for (const transport of ['inject', 'listen'] as const) {
+    it(`${transport}: off by default, v1 is served after its sunset; enforced, every v1 request is 410 with the guide's link, v2 unaffected`, async () => {
+      const clock = new FakeClock(Date.UTC(2027, 2, 1, 0, 0, 1));
+      const lenient = await startServer(transport, {}, undefined, clock);
+      try {
+        assert.equal((await lenient.request('GET', '/v1/products?limit=1')).status, 200);
+      } finally {
+        await lenient.close();
+      }
+      const strict = await startServer(transport, { versionSunset: 'enforce' }, undefined, clock);
+      try {
+        const product = await strict.request('POST', '/v2/products', { body: { name: 'After sunset', price: { amount: 1, currency: 'EUR' } } });
+        assert.equal(product.status, 201);
+        for (const [method, path] of [
+          ['GET', '/v1/products'],
+          ['GET', `/v1/products/${product.body.id}`],
+          ['POST', '/v1/products'],
+          ['GET', '/v1/nothing'],
+        ] as const) {
+          const res = await strict.request(method, path, method === 'POST' ? { body: { name: 'x', price_cents: 1, currency: 'EUR' } } : {});
+          assert.equal(res.status, 410, `${method} ${path}: ${res.text}`);
+          assert.equal(res.body.error.code, 'VERSION_SUNSET');
+          assertDeprecated(res, `${method} ${path}`);
+        }
+        // Without credentials too: the version is gone for everyone, before authentication.
+        assert.equal((await strict.request('GET', '/v1/products', { key: null })).status, 410);
+        assert.equal((await strict.request('GET', `/v2/products/${product.body.id}`, { key: ADMIN_KEY })).status, 200);
+      } finally {
+        await strict.close();
+      }
+    });
+  }
+
+  it('before the sunset an enforcing server still serves v1', async () => {
+    const server = await startServer('inject', { versionSunset: 'enforce' }, undefined, new FakeClock(Date.UTC(2027, 1, 28, 23, 59, 59)));
+    try {
+      assert.equal((await server.request('GET', '/v1/products?limit=1')).status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
