@@ -15,6 +15,7 @@ import { readObject } from './object-body.js';
 import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
 import { deprecatedOf, type Deprecated } from './version-headers.js';
+import { countVersion } from './version-usage.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -138,6 +139,8 @@ export class FastReads {
         setRateHeaders(headers, verdict.shown);
         if (verdict.refused) throw rateLimited(verdict);
       }
+      // Counted as the Fastify route counts it: authenticated and within its limits.
+      countVersion(deps, target.version, authenticated.principal);
       const body = await readObject(deps.services, target.version, target.resource, authenticated.principal, id, req.headers['if-none-match'], req.headers['if-modified-since']);
       headers.etag = body.etag;
       headers['last-modified'] = body.lastModified;

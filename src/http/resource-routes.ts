@@ -6,6 +6,7 @@ import { AppError } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
 import { translateUp, type ApiVersion } from '../model/versions.js';
 import { versionOf } from '../model/compile.js';
+import { countVersion } from './version-usage.js';
 import type { StoredResponse } from '../services/idempotency.js';
 import type { ActionResult, Created, Ctx, Loaded, ParentRef } from '../services/resource-service.js';
 import { grantFor, none } from '../services/permissions.js';
@@ -62,9 +63,22 @@ export function resourceRoutes(deps: HttpDeps): (op: Operation) => RouteSpec {
   // One authentication and one CSRF hook for every resource route.
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
+  // Authentication, then the request counted for its version (src/http/version-usage.ts): one hook per version.
+  const counted = new Map<ApiVersion, RouteSpec['onRequest']>();
+  const authFor = (version: ApiVersion): RouteSpec['onRequest'] => {
+    let hook = counted.get(version);
+    if (!hook) {
+      hook = async (request: FastifyRequest, reply: FastifyReply) => {
+        await auth(request, reply);
+        countVersion(deps, version, request.principal!);
+      };
+      counted.set(version, hook);
+    }
+    return hook;
+  };
   return (op) => {
-    const spec = resourceRoute(deps, op, { onRequest: auth, ...(op.csrf ? { preHandler: csrf } : {}) });
     const version = versionOf(deps.model, op.version!)!;
+    const spec = resourceRoute(deps, op, { onRequest: authFor(version), ...(op.csrf ? { preHandler: csrf } : {}) });
     // An older version's errors name its own fields: the error handler reads this (errorInVersion).
     return version.newer ? { ...spec, config: { ...(spec.config as object | undefined), versionOf: { version, resource: op.resource! } satisfies VersionOfRoute } } : spec;
   };

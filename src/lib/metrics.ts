@@ -22,6 +22,29 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly apiRequests = new Counter({
+    name: 'canon_api_requests_total',
+    help: 'Authenticated requests to resource routes, by API version.',
+    labelNames: ['version'],
+    registers: [this.registry],
+  });
+  readonly deprecatedRequests = new Counter({
+    name: 'canon_deprecated_api_requests_total',
+    help: 'Authenticated requests to a deprecated API version, by version and principal (api_key:<id>, oauth_client:<id>, user:<id>): who still has to migrate.',
+    labelNames: ['version', 'principal'],
+    registers: [this.registry],
+  });
+  /** The labelled counter of each version, looked up once: this runs on every resource request. */
+  private readonly byVersion = new Map<string, { inc(): void }>();
+
+  /** One authenticated resource request in `version`; for a deprecated one, who made it. */
+  versionRequest(version: string, deprecated: boolean, principal: string): void {
+    let counter = this.byVersion.get(version);
+    if (!counter) this.byVersion.set(version, (counter = this.apiRequests.labels(version)));
+    counter.inc();
+    if (deprecated) this.deprecatedRequests.labels(version, principal).inc();
+  }
+
   /** A gauge read at scrape time; a failing read leaves it unset rather than failing the scrape. */
   gauge(name: string, help: string, read: () => number | Promise<number>): void {
     new Gauge({

@@ -142,6 +142,27 @@ function suite(mode: Mode): void {
       assert.equal((await server.request('GET', '/docs/migrations/..%2F..%2Fpackage.json', { key: null })).status, 404);
     });
 
+    it('/metrics counts requests per version, and who still uses v1', async () => {
+      const key = await server.request('POST', '/v2/api-keys', { body: { name: 'still on v1' } });
+      assert.equal(key.status, 201);
+      const product = await server.request('POST', '/v2/products', { body: { name: 'Counted', price: { amount: 5, currency: 'EUR' } } });
+      const metric = async (name: string, labels: string): Promise<number> => {
+        const text = (await server.request('GET', '/metrics', { key: null })).text;
+        const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+        return line ? Number(line.split(' ').pop()) : 0;
+      };
+      const v1Before = await metric('canon_api_requests_total', 'version="v1"');
+      const whoBefore = await metric('canon_deprecated_api_requests_total', `version="v1",principal="api_key:${key.body.id}"`);
+      for (let i = 0; i < 3; i++) assert.equal((await server.request('GET', `/v1/products/${product.body.id}`, { key: key.body.key })).status, 200);
+      assert.equal((await server.request('GET', '/v1/products?limit=1', { key: key.body.key })).status, 200);
+      assert.equal((await server.request('GET', `/v2/products/${product.body.id}`, { key: key.body.key })).status, 200);
+      assert.equal(await metric('canon_api_requests_total', 'version="v1"'), v1Before + 4);
+      assert.equal(await metric('canon_deprecated_api_requests_total', `version="v1",principal="api_key:${key.body.id}"`), whoBefore + 4);
+      assert.ok((await metric('canon_api_requests_total', 'version="v2"')) >= 1);
+      // v2 is current: no per-principal series for it.
+      assert.doesNotMatch((await server.request('GET', '/metrics', { key: null })).text, /canon_deprecated_api_requests_total\{version="v2"/);
+    });
+
     it('a v1 cursor is refused on v2', async () => {
       const first = await server.request('GET', '/v1/products?limit=1');
       const next = first.body.links.find((l: Obj) => l.rel === 'next')?.href as string;
