@@ -18,6 +18,7 @@ import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { sunsetError, VersionHeaders } from './version-headers.js';
+import { acceptsVendorJson, mediaTypeHook, unsupportedVersionOf, VersionSelector } from './version-selection.js';
 import { guideHandlers } from './guide-routes.js';
 import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
 import { errorInVersion } from '../query/versioned-query.js';
@@ -86,6 +87,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const fixedHeaders = securityHeaders(config);
   const versionHeaders = new VersionHeaders(deps.model.versions, config.publicUrl);
+  // Unversioned paths under the query, header and media-type strategies are rewritten to versioned routes before routing.
+  const unversioned = new Set(deps.catalog.operations.filter((op) => !VERSION_SEGMENT.test(op.path)).map((op) => op.path.split('/', 2)[1]!));
+  const selector = new VersionSelector(config.versioning, deps.model.versions, unversioned);
+  const vary = selector.vary;
   const fast = new FastReads(deps, fixedHeaders);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
@@ -93,6 +98,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     logger: false,
     bodyLimit: config.bodyLimitBytes,
     routerOptions: { maxParamLength: 256, querystringParser: parseQuery },
+    ...(selector.strategy === 'path' ? {} : { rewriteUrl: (req: IncomingMessage) => selector.rewrite(req) }),
     genReqId: requestIdFrom,
     trustProxy: config.trustProxy,
     // Timeouts are enforced by Node on the socket: headersTimeout for the head, requestTimeout for
@@ -126,6 +132,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler(rawHeaderLines(fixedHeaders)),
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
+      if (vary) reply.header('vary', vary);
       const code = (err as { code?: string }).code;
       sendError(reply, code === 'FST_ERR_MAX_PARAM_LENGTH' ? new AppError('URI_TOO_LONG', 'A path segment is too long.') : toAppError(err).error);
     },
@@ -166,19 +173,21 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     const allow = catalog.allow(request.url);
     if (allow && request.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
     if (allow) throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } });
-    // DESIGN §10: a version the server does not serve is 400, not 404.
-    const named = VERSION_SEGMENT.exec(request.url)?.[1];
+    // DESIGN §10: a version the server does not serve is 400, not 404 (named in the path, or by the strategy).
+    const named = unsupportedVersionOf(request.raw) ?? (selector.strategy === 'path' ? VERSION_SEGMENT.exec(request.url)?.[1] : undefined);
     if (named !== undefined && !servedVersions.has(named))
       throw new AppError('UNSUPPORTED_VERSION', `This server does not serve ${named}.`, {
         details: [{ field: 'version', message: `must be one of ${[...servedVersions].join(', ')}`, value: named }],
       });
-    throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.url.split('?')[0]}.`);
+    throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.originalUrl.split('?')[0]}.`);
   };
 
   // The lean path does what this hook does for the requests it takes (request id, fixed headers, URL length, Accept).
   await hooks.acknowledge(() => {
     app.addHook('onRequest', async (request, reply) => {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
+      // The header or Accept that chose the version is part of the response's key (RFC 9110 §12.5.5).
+      if (vary) reply.header('vary', vary);
       // Set first: every response of a deprecated version says so, errors and 304s included (DESIGN §10).
       const deprecated = versionHeaders.forUrl(request.url);
       if (deprecated) {
@@ -190,6 +199,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       // Migration guides are Markdown, whatever the client asks for: documentation, not an API response.
       if (
         !acceptsJson(request.headers.accept) &&
+        !(selector.strategy === 'media-type' && acceptsVendorJson(request.headers.accept)) &&
         !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)) &&
         request.routeOptions.url !== MIGRATION_GUIDE_PATH
       )
@@ -230,6 +240,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The lean path checks the same pressure itself (watchPressure).
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
+  // Only under the media-type strategy, where the lean read path stands aside (src/http/fast-reads.ts).
+  if (selector.strategy === 'media-type')
+    await hooks.acknowledge(() => {
+      app.addHook('onSend', mediaTypeHook);
+    });
   registerBodyParsers(app, config);
   registerOperations(
     app,

@@ -57,8 +57,10 @@ export class FastReads {
   ) {
     this.hsts = fixed['strict-transport-security'];
     // The catalog's object reads: `/v2/products/:id` is served here as `/v2/products/<uuid>`.
+    // Under the other strategies requests name their version outside the path, which Fastify's rewrite reads.
+    if (deps.config.versioning !== 'path') this.stats.declined['*'] = `CANON_VERSIONING=${deps.config.versioning}`;
     for (const op of deps.catalog.operations) {
-      if (op.kind !== 'read') continue;
+      if (op.kind !== 'read' || deps.config.versioning !== 'path') continue;
       const version = versionOf(deps.model, op.version!)!;
       this.targets.set(op.path.slice(0, -':id'.length), {
         version,

@@ -38,7 +38,8 @@ export async function renderList(
   }
   const page = await deps.pages.page(ctx, r.name, plan, parent);
   const p = plan.page;
-  const self = request.url;
+  // As the client sent it: under the query strategy its `version=` stays in next and prev (src/http/version-selection.ts).
+  const self = request.originalUrl;
   const next = page.next ? withParams(self, page.next) : undefined;
   const prev = page.prev ? withParams(self, page.prev) : undefined;
   const body: Record<string, unknown> = { data: page.rows.map((loaded) => represent(version, r, loaded, plan.fields)) };

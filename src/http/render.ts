@@ -11,7 +11,7 @@ export interface Link {
 }
 
 export function objectPath(version: ApiVersion, r: CompiledResource, id: string): string {
-  return `/${version.name}/${r.name}/${id}`;
+  return `${version.prefix}/${r.name}/${id}`;
 }
 
 /** An action's path on one object (`/v2/orders/{id}/payment`): its link, and the Location of an asynchronous action's 202. */

@@ -153,10 +153,11 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
   };
 }
 
-export function compileModel(app: AppDef): CompiledModel {
+/** `versionsInPath`: false when requests name their version otherwise than in the path (links then have no version segment). */
+export function compileModel(app: AppDef, options: { versionsInPath?: boolean } = {}): CompiledModel {
   const resources = new Map<string, CompiledResource>();
   for (const def of app.resources) resources.set(def.name, compileResource(def, app));
-  const versions = compileVersions(app.versions);
+  const versions = compileVersions(app.versions, options.versionsInPath ?? true);
   for (const v of versions) {
     for (const change of v.changesToNext) {
       const r = resources.get(change.resource);

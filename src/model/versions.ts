@@ -31,13 +31,15 @@ export interface ApiVersion {
   changesToNext: VersionChange[];
   newer: ApiVersion | undefined;
   deprecation?: VersionDeprecation;
+  /** What links and `Location` start with: `/v2` when versions are in the path, empty when a header or parameter names them. */
+  prefix: string;
 }
 
 /** An app that names no versions serves one: `v2`, the reference API's current version (DESIGN §10). */
 export const DEFAULT_VERSIONS: readonly VersionDef[] = [{ name: 'v2', date: '2026-03-01' }];
 
 /** Newest first, each linked to its successor; names unique, dates increasing, no changes after the newest. */
-export function compileVersions(defs: readonly VersionDef[] = DEFAULT_VERSIONS): ApiVersion[] {
+export function compileVersions(defs: readonly VersionDef[] = DEFAULT_VERSIONS, inPath = true): ApiVersion[] {
   if (defs.length === 0) throw new Error('an app serves at least one version');
   const names = new Set<string>();
   let newer: ApiVersion | undefined;
@@ -62,6 +64,7 @@ export function compileVersions(defs: readonly VersionDef[] = DEFAULT_VERSIONS):
       changesToNext: [...(d.changes ?? [])],
       newer,
       ...(d.deprecation ? { deprecation: { ...d.deprecation } } : {}),
+      prefix: inPath ? `/${d.name}` : '',
     };
     out.push(v);
     newer = v;

@@ -65,7 +65,7 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
       return secretRef.value;
     }),
   );
-  const model = compileModel(appDef);
+  const model = compileModel(appDef, { versionsInPath: config.versioning === 'path' });
   const { store, file } = openStore(config.databaseUrl, { poolSize: config.dbPoolSize, sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   const shared = openShared(config.redisUrl, config.redisPrefix);

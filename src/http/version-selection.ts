@@ -1,0 +1,122 @@
+// Version selection for unversioned paths (DESIGN §10): by query parameter, header or media type, rewritten to the versioned route before routing.
+import type { IncomingMessage } from 'node:http';
+import type { ApiVersion } from '../model/versions.js';
+
+export type VersioningStrategy = 'path' | 'query' | 'header' | 'media-type';
+
+/** The header the header strategy reads (DESIGN §10). */
+export const VERSION_HEADER = 'x-api-version';
+/** `application/vnd.canon.v2+json`, with or without parameters. */
+const VENDOR_TYPE = /application\/vnd\.canon\.([^+;,\s]+)\+json/i;
+/** A version as clients spell it: `2` or `v2`. */
+const SPELLING = /^v?([0-9]{1,6})$/;
+
+/** What a request asked for, kept on it for the error handler: set only when the server does not serve it. */
+export const UNSUPPORTED = Symbol('canon.unsupportedVersion');
+type Marked = IncomingMessage & { [UNSUPPORTED]?: string };
+
+/** The path an unsupported version is routed to: no route has it, so the unmatched handler answers (400). */
+const NOWHERE = '/~unsupported-version';
+
+/** The version a request asked for and the server does not serve, if any. */
+export function unsupportedVersionOf(req: IncomingMessage): string | undefined {
+  return (req as Marked)[UNSUPPORTED];
+}
+
+/**
+ * Under the path strategy URLs name their version and pass untouched. Under the others the API is served at
+ * unversioned paths (`/products`): each request's version is read from where the strategy says (absent: the
+ * current one) and the URL is rewritten to the versioned route (`/v1/products`) before Fastify routes it, so
+ * everything after — rendering, links' version, cursors, ETags, idempotency fingerprints, deprecation headers
+ * — is the path strategy's. Paths outside the versioned API (`/events`, `/healthz`, `/oauth/…`) pass untouched.
+ */
+export class VersionSelector {
+  private readonly served = new Map<string, ApiVersion>();
+
+  constructor(
+    readonly strategy: VersioningStrategy,
+    versions: readonly ApiVersion[],
+    /** First path segments of the operations outside any version (`events`, `oauth`, `.well-known`). */
+    private readonly unversioned: ReadonlySet<string>,
+  ) {
+    for (const v of versions) this.served.set(v.name, v);
+  }
+
+  /** The header a cache must key responses on, if any (RFC 9110 §12.5.5). */
+  get vary(): string | undefined {
+    return this.strategy === 'header' ? 'X-API-Version' : this.strategy === 'media-type' ? 'Accept' : undefined;
+  }
+
+  rewrite(req: IncomingMessage): string {
+    const url = req.url ?? '/';
+    if (this.strategy === 'path') return url;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    let query = q < 0 ? '' : url.slice(q + 1);
+    const first = path.split('/', 2)[1] ?? '';
+    if (this.unversioned.has(first)) return url;
+    let requested: string | undefined;
+    if (this.strategy === 'header') {
+      const h = req.headers[VERSION_HEADER];
+      requested = Array.isArray(h) ? h.join(',') : h;
+    } else if (this.strategy === 'media-type') {
+      requested = VENDOR_TYPE.exec(req.headers.accept ?? '')?.[1];
+    } else {
+      ({ requested, query } = takeVersionParam(query));
+    }
+    const name = requested === undefined ? this.newest() : this.nameOf(requested.trim());
+    if (name === undefined) {
+      (req as Marked)[UNSUPPORTED] = requested!;
+      return NOWHERE;
+    }
+    return `/${name}${path === '/' ? '' : path}${query ? `?${query}` : ''}`;
+  }
+
+  private newest(): string {
+    return this.served.keys().next().value!;
+  }
+
+  private nameOf(spelled: string): string | undefined {
+    const digits = SPELLING.exec(spelled)?.[1];
+    const name = digits === undefined ? undefined : `v${Number(digits)}`;
+    return name !== undefined && this.served.has(name) ? name : undefined;
+  }
+}
+
+/** `version=` or `v=` out of a query string (the first of them); the rest left as sent. */
+function takeVersionParam(query: string): { requested: string | undefined; query: string } {
+  let requested: string | undefined;
+  const kept: string[] = [];
+  for (const part of query.split('&')) {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    if (key === 'version' || key === 'v') {
+      if (requested === undefined) {
+        try {
+          requested = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1).replace(/\+/g, ' '));
+        } catch {
+          requested = part;
+        }
+      }
+      continue;
+    }
+    if (part !== '') kept.push(part);
+  }
+  return { requested, query: kept.join('&') };
+}
+
+/** Whether Accept names one of this API's vendor media types (the media-type strategy answers JSON in it). */
+export function acceptsVendorJson(accept: string | undefined): boolean {
+  return accept !== undefined && VENDOR_TYPE.test(accept);
+}
+
+/**
+ * onSend under the media-type strategy: a JSON response of a versioned route declares its version in its
+ * media type (`application/vnd.canon.v1+json`), errors included, so a cache or a client can tell them apart.
+ */
+export async function mediaTypeHook(request: { url: string }, reply: { getHeader(name: string): unknown; header(name: string, value: string): unknown }): Promise<void> {
+  const type = reply.getHeader('content-type');
+  if (typeof type !== 'string' || !type.startsWith('application/json')) return;
+  const version = /^\/(v[0-9]+)(?:[/?]|$)/.exec(request.url)?.[1];
+  if (version) reply.header('content-type', `application/vnd.canon.${version}+json; charset=utf-8`);
+}

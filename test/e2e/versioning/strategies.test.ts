@@ -1,0 +1,108 @@
+// CANON_VERSIONING (DESIGN §10): query, header and media-type selection on unversioned paths, with Vary, links and errors.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const DEPRECATION = `@${Date.UTC(2026, 2, 1) / 1000}`;
+
+interface Strategy {
+  name: 'query' | 'header' | 'media-type';
+  /** How a request names `version` (`1`, `v2`, `9`): a path and headers. */
+  ask(path: string, version?: string): { path: string; headers: Record<string, string> };
+  vary: string | undefined;
+}
+
+const withQuery = (path: string, param: string): string => `${path}${path.includes('?') ? '&' : '?'}${param}`;
+
+const STRATEGIES: Strategy[] = [
+  { name: 'query', ask: (path, v) => ({ path: v === undefined ? path : withQuery(path, `version=${v}`), headers: {} }), vary: undefined },
+  { name: 'header', ask: (path, v) => ({ path, headers: v === undefined ? ({} as Record<string, string>) : { 'x-api-version': v } }), vary: 'X-API-Version' },
+  {
+    name: 'media-type',
+    ask: (path, v) => ({ path, headers: v === undefined ? ({} as Record<string, string>) : { accept: `application/vnd.canon.v${v.replace(/^v/, '')}+json` } }),
+    vary: 'Accept',
+  },
+];
+
+function suite(mode: Mode, s: Strategy): void {
+  describe(`CANON_VERSIONING=${s.name} (${mode})`, () => {
+    let server: TestServer;
+    let product: Obj;
+    before(async () => {
+      server = await startServer(mode, { versioning: s.name });
+      const a = s.ask('/products', '2');
+      const created = await server.request('POST', a.path, { headers: a.headers, body: { name: 'Strategic', price: { amount: 1500, currency: 'EUR' }, status: 'draft' } });
+      assert.equal(created.status, 201, created.text);
+      product = created.body;
+    });
+    after(async () => server.close());
+
+    const get = (path: string, version?: string, extra: Record<string, string> = {}) => {
+      const a = s.ask(path, version);
+      return server.request('GET', a.path, { headers: { ...a.headers, ...extra } });
+    };
+
+    it('no version named: the current one, links without a version segment', async () => {
+      const res = await get(`/products/${product.id}`);
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.body.price, { amount: 1500, currency: 'EUR' });
+      assert.equal(res.headers.deprecation, undefined);
+      assert.equal(res.body.links.find((l: Obj) => l.rel === 'self').href, `/products/${product.id}`);
+      assert.equal(res.headers.vary, s.vary);
+    });
+
+    it('v1 named: the v1 shape, deprecation headers, the version in the media type when that is the strategy', async () => {
+      for (const spelling of ['1', 'v1']) {
+        const res = await get(`/products/${product.id}`, spelling);
+        assert.equal(res.status, 200, `${spelling}: ${res.text}`);
+        assert.equal(res.body.price_cents, 1500);
+        assert.equal(res.body.currency, 'EUR');
+        assert.equal(res.headers.deprecation, DEPRECATION);
+        assert.equal(res.headers.vary, s.vary);
+        if (s.name === 'media-type') assert.equal(res.headers['content-type'], 'application/vnd.canon.v1+json; charset=utf-8');
+        else assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
+      }
+      const v2 = await get(`/products/${product.id}`, '2');
+      if (s.name === 'media-type') assert.equal(v2.headers['content-type'], 'application/vnd.canon.v2+json; charset=utf-8');
+    });
+
+    it('a v1 list in v1 names; its next link keeps the version (query) and pages stay in v1', async () => {
+      const first = await get('/products?status=draft&price_cents[gte]=1&limit=1&sort=-price_cents', '1');
+      assert.equal(first.status, 200, first.text);
+      assert.ok('price_cents' in first.body.data[0]);
+      const next = first.body.links.find((l: Obj) => l.rel === 'next')?.href as string | undefined;
+      if (next) {
+        assert.match(next, /^\/products\?/);
+        if (s.name === 'query') assert.match(next, /version=1/);
+        const page = await get(next, s.name === 'query' ? undefined : '1');
+        assert.equal(page.status, 200, page.text);
+      }
+    });
+
+    it('an unknown or malformed version is 400 UNSUPPORTED_VERSION naming the served ones; errors of v1 are deprecated too', async () => {
+      for (const bad of ['9', 'v0', 'abc']) {
+        if (s.name === 'media-type' && bad === 'abc') continue;
+        const res = await get('/products', bad);
+        assert.equal(res.status, 400, `${bad}: ${res.text}`);
+        assert.equal(res.body.error.code, 'UNSUPPORTED_VERSION');
+        assert.deepEqual(res.body.error.details[0].message, 'must be one of v1, v2');
+      }
+      const err = await get('/products/00000000-0000-7000-8000-000000000000', '1');
+      assert.equal(err.status, 404);
+      assert.equal(err.headers.deprecation, DEPRECATION);
+      if (s.name === 'media-type') assert.equal(err.headers['content-type'], 'application/vnd.canon.v1+json; charset=utf-8');
+    });
+
+    it('versioned paths are not served; unversioned platform paths are', async () => {
+      const res = await server.request('GET', `/v2/products/${product.id}`);
+      assert.equal(res.status, 404);
+      assert.equal(res.body.error.code, 'ROUTE_NOT_FOUND');
+      assert.equal((await server.request('GET', '/healthz', { key: null })).status, 200);
+      assert.equal((await server.request('GET', '/events?limit=1')).status, 200);
+    });
+  });
+}
+
+for (const mode of MODES) for (const s of STRATEGIES) suite(mode, s);
