@@ -18,6 +18,15 @@ export function principalLabel(p: Principal): string {
   }
 }
 
+/** Labels by principal object: a cached credential resolves to the same object request after request. */
+const labels = new WeakMap<Principal, string>();
+
 export function countVersion(deps: Pick<HttpDeps, 'metrics'>, version: ApiVersion, principal: Principal): void {
-  deps.metrics.versionRequest(version.name, version.deprecation !== undefined, version.deprecation ? principalLabel(principal) : '');
+  if (!version.deprecation) {
+    deps.metrics.versionRequest(version.name, false, '');
+    return;
+  }
+  let label = labels.get(principal);
+  if (label === undefined) labels.set(principal, (label = principalLabel(principal)));
+  deps.metrics.versionRequest(version.name, true, label);
 }

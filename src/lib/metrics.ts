@@ -22,27 +22,46 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  readonly apiRequests = new Counter({
-    name: 'canon_api_requests_total',
-    help: 'Authenticated requests to resource routes, by API version.',
-    labelNames: ['version'],
-    registers: [this.registry],
-  });
-  readonly deprecatedRequests = new Counter({
-    name: 'canon_deprecated_api_requests_total',
-    help: 'Authenticated requests to a deprecated API version, by version and principal (api_key:<id>, oauth_client:<id>, user:<id>): who still has to migrate.',
-    labelNames: ['version', 'principal'],
-    registers: [this.registry],
-  });
-  /** The labelled counter of each version, looked up once: this runs on every resource request. */
-  private readonly byVersion = new Map<string, { inc(): void }>();
+  /**
+   * Requests per version, and per principal for deprecated versions: plain numbers on the request path (this
+   * runs on every resource request, the lean GET by id included), handed to Prometheus when scraped.
+   */
+  private readonly perVersion = new Map<string, number>();
+  private readonly perPrincipal = new Map<string, { version: string; principal: string; count: number }>();
+
+  constructor() {
+    const perVersion = this.perVersion;
+    const perPrincipal = this.perPrincipal;
+    new Counter({
+      name: 'canon_api_requests_total',
+      help: 'Authenticated requests to resource routes, by API version.',
+      labelNames: ['version'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const [version, count] of perVersion) this.inc({ version }, count);
+      },
+    });
+    new Counter({
+      name: 'canon_deprecated_api_requests_total',
+      help: 'Authenticated requests to a deprecated API version, by version and principal (api_key:<id>, oauth_client:<id>, user:<id>): who still has to migrate.',
+      labelNames: ['version', 'principal'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { version, principal, count } of perPrincipal.values()) this.inc({ version, principal }, count);
+      },
+    });
+  }
 
   /** One authenticated resource request in `version`; for a deprecated one, who made it. */
   versionRequest(version: string, deprecated: boolean, principal: string): void {
-    let counter = this.byVersion.get(version);
-    if (!counter) this.byVersion.set(version, (counter = this.apiRequests.labels(version)));
-    counter.inc();
-    if (deprecated) this.deprecatedRequests.labels(version, principal).inc();
+    this.perVersion.set(version, (this.perVersion.get(version) ?? 0) + 1);
+    if (!deprecated) return;
+    const key = `${version} ${principal}`;
+    const seen = this.perPrincipal.get(key);
+    if (seen) seen.count++;
+    else this.perPrincipal.set(key, { version, principal, count: 1 });
   }
 
   /** A gauge read at scrape time; a failing read leaves it unset rather than failing the scrape. */

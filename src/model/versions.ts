@@ -72,31 +72,42 @@ export function compileVersions(defs: readonly VersionDef[] = DEFAULT_VERSIONS, 
   return out;
 }
 
-/** The changes from `version` up to the newest, oldest first, for one resource. */
-function chain(version: ApiVersion, resource: string): VersionChange[] {
-  const changes: VersionChange[] = [];
-  for (let v: ApiVersion | undefined = version; v?.newer; v = v.newer) changes.push(...v.changesToNext.filter((c) => c.resource === resource));
-  return changes;
+/** Chains by version and resource, oldest first and newest first: built once, read on every request and every row. */
+const chains = new WeakMap<ApiVersion, Map<string, { up: VersionChange[]; down: VersionChange[] }>>();
+
+/** The changes from `version` up to the newest for one resource: `up` oldest first, `down` newest first. */
+function chain(version: ApiVersion, resource: string): { up: VersionChange[]; down: VersionChange[] } {
+  let byResource = chains.get(version);
+  if (!byResource) chains.set(version, (byResource = new Map()));
+  let found = byResource.get(resource);
+  if (!found) {
+    const up: VersionChange[] = [];
+    for (let v: ApiVersion | undefined = version; v?.newer; v = v.newer) up.push(...v.changesToNext.filter((c) => c.resource === resource));
+    found = { up, down: [...up].reverse() };
+    byResource.set(resource, found);
+  }
+  return found;
 }
 
 /** A request body written for `version`, in the newest shape. */
 export function translateUp(version: ApiVersion, resource: string, body: Record<string, unknown>): Record<string, unknown> {
   let out = body;
-  for (const change of chain(version, resource)) out = bodyUp(change, out);
+  for (const change of chain(version, resource).up) out = bodyUp(change, out);
   return out;
 }
 
 /** A view or event payload in the newest shape, as `version` shows it: the newest changes are undone first. */
 export function translateDown(version: ApiVersion, resource: string, view: Record<string, unknown>): Record<string, unknown> {
+  if (!version.newer) return view;
   let out = view;
-  for (const change of chain(version, resource).reverse()) out = viewDown(change, out);
+  for (const change of chain(version, resource).down) out = viewDown(change, out);
   return out;
 }
 
 /** A field path as `version` names it (filters, sort, sparse fields), as the newest names it; undefined when it has no newest name. */
 export function translatePathUp(version: ApiVersion, resource: string, path: string): string | undefined {
   let out: string | undefined = path;
-  for (const change of chain(version, resource)) {
+  for (const change of chain(version, resource).up) {
     if (out === undefined) return undefined;
     out = pathUp(change, out);
   }
@@ -106,6 +117,6 @@ export function translatePathUp(version: ApiVersion, resource: string, path: str
 /** A field path of the newest version (an error detail's `field`) as `version` names it. */
 export function translatePathDown(version: ApiVersion, resource: string, path: string): string {
   let out = path;
-  for (const change of chain(version, resource).reverse()) out = pathDown(change, out);
+  for (const change of chain(version, resource).down) out = pathDown(change, out);
   return out;
 }
