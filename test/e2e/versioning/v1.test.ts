@@ -163,6 +163,22 @@ function suite(mode: Mode): void {
       assert.doesNotMatch((await server.request('GET', '/metrics', { key: null })).text, /canon_deprecated_api_requests_total\{version="v2"/);
     });
 
+    it('an Idempotency-Key first used on v1 replays the v1 body on v1, and is another request on v2', async () => {
+      const key = `v1-${Date.now()}-${Math.random()}`;
+      const body = { name: 'Once in v1', price_cents: 777, currency: 'EUR', status: 'draft' };
+      const first = await server.request('POST', '/v1/products', { body, headers: { 'idempotency-key': key } });
+      assert.equal(first.status, 201, first.text);
+      const again = await server.request('POST', '/v1/products', { body, headers: { 'idempotency-key': key } });
+      assert.equal(again.status, 201);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.text, first.text);
+      assert.equal(again.body.price_cents, 777);
+      assertDeprecated(again, 'a replay');
+      const onV2 = await server.request('POST', '/v2/products', { body: { name: 'Once in v1', price: { amount: 777, currency: 'EUR' } }, headers: { 'idempotency-key': key } });
+      assert.equal(onV2.status, 422);
+      assert.equal(onV2.body.error.code, 'IDEMPOTENCY_KEY_REUSED');
+    });
+
     it('a v1 cursor is refused on v2', async () => {
       const first = await server.request('GET', '/v1/products?limit=1');
       const next = first.body.links.find((l: Obj) => l.rel === 'next')?.href as string;
