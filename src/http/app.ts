@@ -176,8 +176,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // DESIGN §10: a version the server does not serve is 400, not 404 (named in the path, or by the strategy).
     const named = unsupportedVersionOf(request.raw) ?? (selector.strategy === 'path' ? VERSION_SEGMENT.exec(request.url)?.[1] : undefined);
     if (named !== undefined && !servedVersions.has(named))
-      throw new AppError('UNSUPPORTED_VERSION', `This server does not serve ${named}.`, {
-        details: [{ field: 'version', message: `must be one of ${[...servedVersions].join(', ')}`, value: named }],
+      throw new AppError('UNSUPPORTED_VERSION', `This server does not serve ${JSON.stringify(named.slice(0, 64))}.`, {
+        details: [{ field: 'version', message: `must be one of ${[...servedVersions].join(', ')}`, value: named.slice(0, 64) }],
       });
     throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.originalUrl.split('?')[0]}.`);
   };
