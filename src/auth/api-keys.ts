@@ -34,5 +34,6 @@ async function lookup(store: Reader, usersResource: string, hash: string): Promi
     if (!user) return null;
     role = String(user.role);
   }
-  return { kind: 'api_key', credentialId: key.id, userId, role, scopes: (key.scopes as string[] | null) ?? [] };
+  const pin = key.api_version as string | null | undefined;
+  return { kind: 'api_key', credentialId: key.id, userId, role, scopes: (key.scopes as string[] | null) ?? [], ...(pin ? { apiVersion: pin } : {}) };
 }

@@ -95,6 +95,7 @@ export class Authenticator {
     if (!grant) throw new InvalidToken('its client has been deleted');
     const scopes = effectiveScopes(principal.scopes, grant.scopes);
     if (!scopes) throw new InvalidToken('its client no longer holds any of its scopes');
-    return scopes === principal.scopes ? principal : { ...principal, scopes };
+    const pinned = grant.apiVersion === undefined ? {} : { apiVersion: grant.apiVersion };
+    return scopes === principal.scopes && grant.apiVersion === undefined ? principal : { ...principal, scopes, ...pinned };
   }
 }

@@ -77,6 +77,8 @@ export function grantScopes(client: StoredRecord, requested: string | undefined)
 /** What a client currently grants its tokens; null once the client is deleted. */
 export interface ClientGrant {
   scopes: string[];
+  /** The client's version pin (`api_version`). */
+  apiVersion?: string;
 }
 
 /**
@@ -89,7 +91,8 @@ export async function currentClientGrant(store: CredentialReader, clientId: stri
   const cached = cache?.get(clientId, epoch);
   if (cached !== undefined) return cached;
   const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'client_id', op: 'eq', value: clientId }]);
-  const grant = client ? { scopes: (client.scopes as string[] | null) ?? [] } : null;
+  const pin = client?.api_version as string | null | undefined;
+  const grant = client ? { scopes: (client.scopes as string[] | null) ?? [], ...(pin ? { apiVersion: pin } : {}) } : null;
   cache?.set(clientId, grant, epoch);
   return grant;
 }
@@ -109,5 +112,13 @@ export function effectiveScopes(token: string[], client: string[]): string[] | u
 export async function principalForCertificate(store: Reader, certificateSha256: string): Promise<Principal | null> {
   const client = await store.findOne(OAUTH_CLIENTS, [{ path: 'certificate_sha256', op: 'eq', value: certificateSha256 }]);
   if (!client) return null;
-  return { kind: 'client_certificate', credentialId: String(client.client_id), userId: null, role: 'admin', scopes: (client.scopes as string[] | null) ?? [] };
+  const pin = client.api_version as string | null | undefined;
+  return {
+    kind: 'client_certificate',
+    credentialId: String(client.client_id),
+    userId: null,
+    role: 'admin',
+    scopes: (client.scopes as string[] | null) ?? [],
+    ...(pin ? { apiVersion: pin } : {}),
+  };
 }

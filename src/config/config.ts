@@ -98,8 +98,8 @@ export interface Config {
    * taken again after this (DESIGN §9: within 30 s). Longer than any attempt, or live claims would be retaken.
    */
   workerLeaseMs: number;
-  /** How a request names its API version (DESIGN §10): `path` (`/v2/…`, default), `query` (`?version=2`), `header` (`X-API-Version`), `media-type` (`application/vnd.canon.v2+json`). */
-  versioning: 'path' | 'query' | 'header' | 'media-type';
+  /** How a request names its API version (DESIGN §10): `path` (`/v2/…`, default), `query` (`?version=2`), `header` (`X-API-Version`), `media-type` (`application/vnd.canon.v2+json`), `date` (`Canon-Version: 2026-03-01`, else the credential's pin). */
+  versioning: 'path' | 'query' | 'header' | 'media-type' | 'date';
   /** `enforce`: past its sunset date a deprecated version answers 410 VERSION_SUNSET; `off` (default): it is still served. */
   versionSunset: 'off' | 'enforce';
   rateLimits: RateLimits;
@@ -272,7 +272,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);
   set('webhookTimeoutMs', int(env.CANON_WEBHOOK_TIMEOUT_MS, 'CANON_WEBHOOK_TIMEOUT_MS'));
   set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
-  set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', ['path', 'query', 'header', 'media-type'] as const));
+  set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', ['path', 'query', 'header', 'media-type', 'date'] as const));
   set('versionSunset', oneOf(env.CANON_VERSION_SUNSET?.toLowerCase(), 'CANON_VERSION_SUNSET', ['off', 'enforce'] as const));
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');

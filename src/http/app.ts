@@ -11,14 +11,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import { oauthHandlers } from './oauth-routes.js';
 import { registerOverload } from './overload.js';
 import { sessionHandlers } from './session-routes.js';
-import { limitIp } from './auth-hooks.js';
+import { limitIp, verifiedCertificateSha256 } from './auth-hooks.js';
 import { MALFORMED, parseQuery, type ParsedQuery } from './query-string.js';
 import { guardFraming } from './framing-guard.js';
 import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { sunsetError, VersionHeaders } from './version-headers.js';
-import { acceptsVendorJson, mediaTypeHook, unsupportedVersionOf, VersionSelector } from './version-selection.js';
+import { acceptsVendorJson, mediaTypeHook, pinningListener, unsupportedVersionOf, VersionSelector } from './version-selection.js';
 import { guideHandlers } from './guide-routes.js';
 import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
 import { errorInVersion } from '../query/versioned-query.js';
@@ -91,6 +91,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const unversioned = new Set(deps.catalog.operations.filter((op) => !VERSION_SEGMENT.test(op.path)).map((op) => op.path.split('/', 2)[1]!));
   const selector = new VersionSelector(config.versioning, deps.model.versions, unversioned);
   const vary = selector.vary;
+  const pinOf = async (req: IncomingMessage): Promise<string | undefined> =>
+    (await deps.auth.authenticate({ headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) })).principal.apiVersion;
   const fast = new FastReads(deps, fixedHeaders);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
@@ -113,7 +115,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         // guardFraming answers a missing Host in the uniform error shape; Node's own answer has no body.
         requireHostHeader: false,
       };
-      const h = fast.listener(handler as (req: IncomingMessage, res: ServerResponse) => void);
+      const lean = fast.listener(handler as (req: IncomingMessage, res: ServerResponse) => void);
+      // The date strategy routes a request that names no version by its credential's pin, read before routing.
+      const h = selector.strategy === 'date' ? pinningListener(selector, pinOf, lean) : lean;
       if (!config.tls) return guardFraming(createServer(options), h, fixedHeaders);
       const { certFile, keyFile, clientCaFile } = config.tls;
       // With a client CA the server asks for a certificate but lets the handshake finish without a valid
@@ -188,6 +192,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       reply.header('x-request-id', request.id).headers(fixedHeaders);
       // The header or Accept that chose the version is part of the response's key (RFC 9110 §12.5.5).
       if (vary) reply.header('vary', vary);
+      // The date strategy says which release it resolved (a date, a pin, or the current one).
+      if (selector.strategy === 'date') {
+        const date = selector.dateOf(request.url);
+        if (date) reply.header('canon-version', date);
+      }
       // Set first: every response of a deprecated version says so, errors and 304s included (DESIGN §10).
       const deprecated = versionHeaders.forUrl(request.url);
       if (deprecated) {

@@ -1,11 +1,14 @@
 // Version selection for unversioned paths (DESIGN §10): by query parameter, header or media type, rewritten to the versioned route before routing.
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiVersion } from '../model/versions.js';
 
-export type VersioningStrategy = 'path' | 'query' | 'header' | 'media-type';
+export type VersioningStrategy = 'path' | 'query' | 'header' | 'media-type' | 'date';
 
 /** The header the header strategy reads (DESIGN §10). */
 export const VERSION_HEADER = 'x-api-version';
+/** The header the date strategy reads, and answers with the release date it resolved (DESIGN §10). */
+export const DATE_HEADER = 'canon-version';
+const DATE = /^([0-9]{4})-([0-9]{2})-([0-9]{2})$/;
 /** `application/vnd.canon.v2+json`, with or without parameters. */
 const VENDOR_TYPE = /application\/vnd\.canon\.([^+;,\s]+)\+json/i;
 /** A version as clients spell it: `2` or `v2`. */
@@ -13,7 +16,9 @@ const SPELLING = /^v?([0-9]{1,6})$/;
 
 /** What a request asked for, kept on it for the error handler: set only when the server does not serve it. */
 export const UNSUPPORTED = Symbol('canon.unsupportedVersion');
-type Marked = IncomingMessage & { [UNSUPPORTED]?: string };
+/** The caller's version pin, found before routing by the date strategy (pinningListener). */
+const PIN = Symbol('canon.versionPin');
+type Marked = IncomingMessage & { [UNSUPPORTED]?: string; [PIN]?: string };
 
 /** The path an unsupported version is routed to: no route has it, so the unmatched handler answers (400). */
 const NOWHERE = '/~unsupported-version';
@@ -44,7 +49,21 @@ export class VersionSelector {
 
   /** The header a cache must key responses on, if any (RFC 9110 §12.5.5). */
   get vary(): string | undefined {
-    return this.strategy === 'header' ? 'X-API-Version' : this.strategy === 'media-type' ? 'Accept' : undefined;
+    return this.strategy === 'header' ? 'X-API-Version' : this.strategy === 'media-type' ? 'Accept' : this.strategy === 'date' ? 'Canon-Version' : undefined;
+  }
+
+  /** Whether a request needs its caller's pin to be routed: the date strategy, a versioned path, no `Canon-Version`. */
+  needsPin(req: IncomingMessage): boolean {
+    if (this.strategy !== 'date' || req.headers[DATE_HEADER] !== undefined) return false;
+    const url = req.url ?? '/';
+    const first = url.slice(1).split(/[/?]/, 1)[0]!;
+    return !this.unversioned.has(first);
+  }
+
+  /** The release date of the version a routed URL names (`/v1/…` → `2025-01-15`): the date strategy echoes it. */
+  dateOf(url: string): string | undefined {
+    const name = /^\/(v[0-9]+)(?:[/?]|$)/.exec(url)?.[1];
+    return name === undefined ? undefined : this.served.get(name)?.date;
   }
 
   rewrite(req: IncomingMessage): string {
@@ -61,6 +80,15 @@ export class VersionSelector {
       requested = Array.isArray(h) ? h.join(',') : h;
     } else if (this.strategy === 'media-type') {
       requested = VENDOR_TYPE.exec(req.headers.accept ?? '')?.[1];
+    } else if (this.strategy === 'date') {
+      const h = req.headers[DATE_HEADER];
+      const asked = Array.isArray(h) ? h.join(',') : (h ?? (req as Marked)[PIN]);
+      const name = asked === undefined ? this.newest() : this.onOrBefore(asked.trim());
+      if (name === undefined) {
+        (req as Marked)[UNSUPPORTED] = asked!;
+        return NOWHERE;
+      }
+      return `/${name}${path === '/' ? '' : path}${query ? `?${query}` : ''}`;
     } else {
       ({ requested, query } = takeVersionParam(query));
     }
@@ -74,6 +102,16 @@ export class VersionSelector {
 
   private newest(): string {
     return this.served.keys().next().value!;
+  }
+
+  /** The newest version released on or before `date` (a real calendar date, YYYY-MM-DD). */
+  private onOrBefore(date: string): string | undefined {
+    const m = DATE.exec(date);
+    if (!m) return undefined;
+    const day = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+    if (day.toISOString().slice(0, 10) !== date) return undefined;
+    for (const [name, v] of this.served) if (v.date <= date) return name;
+    return undefined;
   }
 
   private nameOf(spelled: string): string | undefined {
@@ -119,4 +157,29 @@ export async function mediaTypeHook(request: { url: string }, reply: { getHeader
   if (typeof type !== 'string' || !type.startsWith('application/json')) return;
   const version = /^\/(v[0-9]+)(?:[/?]|$)/.exec(request.url)?.[1];
   if (version) reply.header('content-type', `application/vnd.canon.${version}+json; charset=utf-8`);
+}
+
+/**
+ * The date strategy's front door: a request that names no version is served in its credential's pin, which is
+ * known only once the credential is read. So before Fastify routes it, such a request is authenticated (the
+ * credential caches make the second authentication, in the route's hook, a cache hit) and its pin kept on it
+ * for the rewrite. A request whose credentials fail gets the current version; its route then answers 401.
+ */
+export function pinningListener(
+  selector: VersionSelector,
+  pinOf: (req: IncomingMessage) => Promise<string | undefined>,
+  next: (req: IncomingMessage, res: ServerResponse) => void,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    if (!selector.needsPin(req)) {
+      next(req, res);
+      return;
+    }
+    pinOf(req)
+      .catch(() => undefined)
+      .then((pin) => {
+        if (pin !== undefined) (req as Marked)[PIN] = pin;
+        next(req, res);
+      });
+  };
 }

@@ -11,6 +11,8 @@ export interface Principal {
   role: string;
   /** Empty means unrestricted; otherwise `{resource}:read`, `{resource}:write` or `*` (DESIGN §8). */
   scopes: string[];
+  /** The release date of the version the credential is pinned to (API keys, OAuth clients), for CANON_VERSIONING=date. */
+  apiVersion?: string;
   /** Set for cookie sessions only: what CSRF checks and logout need. */
   session?: { id: string; csrfToken: string };
 }

@@ -2,8 +2,10 @@
 import { defineResource, f } from '../model/define.js';
 import type { ResourceDef } from '../model/types.js';
 import { API_KEYS, generateApiKey, hashApiKey, keyPrefix } from './api-key-secrets.js';
+import { checkVersionPin, versionPinField } from './version-pin.js';
 
-export function apiKeysResource(users: string): ResourceDef {
+/** `versionDates`: the release dates of the versions served, newest first (the pin's default and its allowed values). */
+export function apiKeysResource(users: string, versionDates: readonly string[]): ResourceDef {
   return defineResource({
     name: API_KEYS,
     singular: 'api_key',
@@ -13,6 +15,7 @@ export function apiKeysResource(users: string): ResourceDef {
       scopes: f.strings({ default: [] }),
       prefix: f.string({ readOnly: true, description: 'The first characters of the secret, to tell keys apart.' }),
       key_hash: f.string({ hidden: true, unique: true }),
+      api_version: versionPinField(),
     },
     // Deleting a user deletes its keys; deleting a key revokes it at once.
     belongsTo: [{ resource: users, field: 'user_id', onDelete: 'cascade' }],
@@ -21,9 +24,14 @@ export function apiKeysResource(users: string): ResourceDef {
     credentialFields: '*',
     hooks: {
       beforeCreate(values, ctx) {
+        checkVersionPin(values, versionDates, 'API key');
         const secret = generateApiKey();
         ctx.reveal.key = secret;
-        return { ...values, key_hash: hashApiKey(secret), prefix: keyPrefix(secret) };
+        return { ...values, api_version: values.api_version ?? versionDates[0], key_hash: hashApiKey(secret), prefix: keyPrefix(secret) };
+      },
+      beforeUpdate(values) {
+        checkVersionPin(values, versionDates, 'API key');
+        return values;
       },
     },
   });

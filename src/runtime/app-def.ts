@@ -41,8 +41,8 @@ export function withPlatform(app: AppDef, webhooks?: WebhookEndpointOptions): Ap
     ...app,
     resources: [
       ...resources,
-      apiKeysResource(app.users),
-      oauthClientsResource(),
+      apiKeysResource(app.users, endpointOptions.versionDates),
+      oauthClientsResource(endpointOptions.versionDates),
       sessionsResource(app.users),
       signingKeysResource(),
       operationsResource(),

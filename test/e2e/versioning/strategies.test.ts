@@ -8,7 +8,7 @@ type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-exp
 const DEPRECATION = `@${Date.UTC(2026, 2, 1) / 1000}`;
 
 interface Strategy {
-  name: 'query' | 'header' | 'media-type';
+  name: 'query' | 'header' | 'media-type' | 'date';
   /** How a request names `version` (`1`, `v2`, `9`): a path and headers. */
   ask(path: string, version?: string): { path: string; headers: Record<string, string> };
   vary: string | undefined;
@@ -23,6 +23,21 @@ const STRATEGIES: Strategy[] = [
     name: 'media-type',
     ask: (path, v) => ({ path, headers: v === undefined ? ({} as Record<string, string>) : { accept: `application/vnd.canon.v${v.replace(/^v/, '')}+json` } }),
     vary: 'Accept',
+  },
+  {
+    name: 'date',
+    // A date on or after a release picks it: 1 and v1 as two dates of v1's time, 9 before any release, v0 not a date.
+    ask: (path, v) => ({
+      path,
+      headers:
+        v === undefined
+          ? ({} as Record<string, string>)
+          : {
+              'canon-version':
+                ({ '1': '2025-06-30', v1: '2025-01-15', '2': '2026-03-01', v2: '2027-01-01', '9': '2024-12-31', v0: '2025-02-30' } as Record<string, string>)[v] ?? v,
+            },
+    }),
+    vary: 'Canon-Version',
   },
 ];
 
@@ -106,3 +121,59 @@ function suite(mode: Mode, s: Strategy): void {
 }
 
 for (const mode of MODES) for (const s of STRATEGIES) suite(mode, s);
+
+/** The date strategy's pins: a credential is served in the version current at its creation until its `api_version` changes. */
+for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
+  describe(`CANON_VERSIONING=date: pins (${mode})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer(mode, { versioning: 'date' });
+    });
+    after(async () => server.close());
+
+    it('an API key is pinned at creation; its pin changed, it is served in the pinned version; Canon-Version wins and is echoed', async () => {
+      const created = await server.request('POST', '/api-keys', { body: { name: 'pinned' } });
+      assert.equal(created.status, 201, created.text);
+      assert.equal(created.body.api_version, '2026-03-01');
+      assert.equal(created.headers['canon-version'], '2026-03-01');
+      const key = created.body.key as string;
+      const product = await server.request('POST', '/products', { key, body: { name: 'Pinned', price: { amount: 10, currency: 'EUR' } } });
+      assert.equal(product.status, 201, product.text);
+      const patched = await server.request('PATCH', `/api-keys/${created.body.id}`, { body: { api_version: '2025-01-15' } });
+      assert.equal(patched.status, 200, patched.text);
+      const pinned = await server.request('GET', `/products/${product.body.id}`, { key });
+      assert.equal(pinned.status, 200);
+      assert.equal(pinned.headers['canon-version'], '2025-01-15');
+      assert.equal(pinned.body.price_cents, 10);
+      assert.equal(pinned.headers.deprecation, DEPRECATION);
+      const asked = await server.request('GET', `/products/${product.body.id}`, { key, headers: { 'canon-version': '2026-06-01' } });
+      assert.equal(asked.headers['canon-version'], '2026-03-01');
+      assert.deepEqual(asked.body.price, { amount: 10, currency: 'EUR' });
+      const bad = await server.request('PATCH', `/api-keys/${created.body.id}`, { body: { api_version: '2025-06-01' } });
+      assert.equal(bad.status, 422);
+      assert.equal(bad.body.error.details[0].field, 'api_version');
+    });
+
+    it('an OAuth client created with a pin: its tokens are served in that version', async () => {
+      const client = await server.request('POST', '/oauth-clients', { body: { name: 'old integration', api_version: '2025-01-15' } });
+      assert.equal(client.status, 201, client.text);
+      const basic = Buffer.from(`${client.body.client_id}:${client.body.client_secret}`).toString('base64');
+      const token = await server.request('POST', '/oauth/token', {
+        key: null,
+        headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=client_credentials',
+      });
+      assert.equal(token.status, 200, token.text);
+      const res = await server.request('GET', '/products?limit=1', { key: null, headers: { authorization: `Bearer ${token.body.access_token}` } });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.headers['canon-version'], '2025-01-15');
+      assert.ok('price_cents' in res.body.data[0]);
+    });
+
+    it('a request without credentials, or with bad ones, is routed to the current version and answered 401', async () => {
+      const res = await server.request('GET', '/products', { key: 'ck_not_a_real_key_000000000000' });
+      assert.equal(res.status, 401);
+      assert.equal(res.headers['canon-version'], '2026-03-01');
+    });
+  });
+}
