@@ -31,7 +31,7 @@ import { registerOperations } from './operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
 import { serviceHandlers } from './service-routes.js';
-import { EVENTS_PATH, eventHandlers, wantsEventStream } from './event-routes.js';
+import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from './event-routes.js';
 import type { HttpDeps } from './deps.js';
 
 export type { HttpDeps } from './deps.js';
@@ -172,6 +172,26 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
    * counted against the client's address: an anonymous client cannot make the server parse bodies for free.
    */
   const servedVersions = new Set(deps.model.versions.map((v) => v.name).reverse());
+  const unsupported = (named: string): AppError =>
+    new AppError('UNSUPPORTED_VERSION', `This server does not serve ${JSON.stringify(named.slice(0, 64))}.`, {
+      details: [{ field: 'version', message: `must be one of ${[...servedVersions].join(', ')}`, value: named.slice(0, 64) }],
+    });
+  // `/events` is unversioned under every strategy: the request's named version, else the credential's pin.
+  const eventVersion: EventVersion = (request, principal) => {
+    const version = selector.forUnversioned(request.raw, request.query as Record<string, unknown>, principal.apiVersion);
+    if (!version)
+      throw unsupported(
+        String(
+          request.headers['x-api-version'] ??
+            request.headers['canon-version'] ??
+            (request.query as Record<string, unknown>).version ??
+            (request.query as Record<string, unknown>).v ??
+            request.headers.accept ??
+            '',
+        ),
+      );
+    return version;
+  };
   const unmatched = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     await limitIp(deps, request, reply);
     const allow = catalog.allow(request.url);
@@ -179,10 +199,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     if (allow) throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } });
     // DESIGN §10: a version the server does not serve is 400, not 404 (named in the path, or by the strategy).
     const named = unsupportedVersionOf(request.raw) ?? (selector.strategy === 'path' ? VERSION_SEGMENT.exec(request.url)?.[1] : undefined);
-    if (named !== undefined && !servedVersions.has(named))
-      throw new AppError('UNSUPPORTED_VERSION', `This server does not serve ${JSON.stringify(named.slice(0, 64))}.`, {
-        details: [{ field: 'version', message: `must be one of ${[...servedVersions].join(', ')}`, value: named.slice(0, 64) }],
-      });
+    if (named !== undefined && !servedVersions.has(named)) throw unsupported(named);
     throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.originalUrl.split('?')[0]}.`);
   };
 
@@ -258,7 +275,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   registerOperations(
     app,
     catalog,
-    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events), ...guideHandlers() },
+    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events, eventVersion), ...guideHandlers() },
     resourceRoutes(deps),
     (op, spec) => {
       // An object read's own hook is the authentication the lean path performs itself.

@@ -8,6 +8,7 @@ import { EventStream, type CloseReason } from '../events/stream.js';
 import { eventMatcher } from '../events/visibility.js';
 import { newestVersion } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
+import type { Principal } from '../model/principal.js';
 import { cookiesOf, verifiedCertificateSha256 } from './auth-hooks.js';
 import type { EventDeps, HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
@@ -23,21 +24,30 @@ export function wantsEventStream(accept: string | undefined): boolean {
 }
 
 /**
- * The version payloads are rendered in. `/events` has no version segment; until the selection strategies of
- * issue 16 apply to unversioned paths, it is the current version.
+ * The version payloads are rendered in (DESIGN §9, §10). `/events` has no version segment under any strategy:
+ * the request names one the strategy's way (header, parameter, media type, `Canon-Version`), else the
+ * credential's pin decides, else the current version. Default: the current version.
  */
-function versionOf(deps: HttpDeps): ApiVersion {
-  return newestVersion(deps.model);
+export type EventVersion = (request: FastifyRequest, principal: Principal) => ApiVersion;
+
+/** The query strategy's `version`/`v` chose the version: they are not feed parameters then (under others they are refused as unknown). */
+function feedQuery(query: FeedQuery, versionParams: boolean): FeedQuery {
+  if (!versionParams || (query.version === undefined && query.v === undefined)) return query;
+  const rest = { ...query };
+  delete rest.version;
+  delete rest.v;
+  return rest;
 }
 
-export function eventHandlers(deps: HttpDeps, events: EventDeps): Record<string, RouteSpec> {
+export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: EventVersion = () => newestVersion(deps.model)): Record<string, RouteSpec> {
   const open = new Map<string, number>();
   const list: RouteSpec = {
     onRequest: authHook(deps),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
       const principal = request.principal!;
-      const version = versionOf(deps);
-      const query = request.query as FeedQuery;
+      const version = versionOf(request, principal);
+      if (deps.config.versioning === 'date') reply.header('canon-version', version.date);
+      const query = feedQuery(request.query as FeedQuery, deps.config.versioning === 'query');
       if (wantsEventStream(request.headers.accept)) {
         const header = request.headers['last-event-id'];
         const lastEventId = typeof header === 'string' && header !== '' ? header : undefined;

@@ -60,6 +60,31 @@ export class VersionSelector {
     return !this.unversioned.has(first);
   }
 
+  /**
+   * The version of a request to an unversioned operation (`/events`): what the strategy's header, parameter or
+   * media type names, else the credential's pin (`pin`, a release date), else the current one. `null` when what
+   * was named is not served. Under `path` nothing is named in the request: the pin decides.
+   */
+  forUnversioned(req: IncomingMessage, query: Record<string, unknown>, pin: string | undefined): ApiVersion | null {
+    let named: string | undefined;
+    if (this.strategy === 'header') named = single(req.headers[VERSION_HEADER]);
+    else if (this.strategy === 'media-type') named = VENDOR_TYPE.exec(req.headers.accept ?? '')?.[1];
+    else if (this.strategy === 'query') named = single((query.version ?? query.v) as string | string[] | undefined);
+    else if (this.strategy === 'date') {
+      const date = single(req.headers[DATE_HEADER]);
+      if (date !== undefined) {
+        const name = this.onOrBefore(date.trim());
+        return name === undefined ? null : this.served.get(name)!;
+      }
+    }
+    if (named !== undefined) {
+      const name = this.nameOf(named.trim());
+      return name === undefined ? null : this.served.get(name)!;
+    }
+    const pinned = pin === undefined ? undefined : this.onOrBefore(pin);
+    return this.served.get(pinned ?? this.newest())!;
+  }
+
   /** The release date of the version a routed URL names (`/v1/…` → `2025-01-15`): the date strategy echoes it. */
   dateOf(url: string): string | undefined {
     const name = /^\/(v[0-9]+)(?:[/?]|$)/.exec(url)?.[1];
@@ -119,6 +144,10 @@ export class VersionSelector {
     const name = digits === undefined ? undefined : `v${Number(digits)}`;
     return name !== undefined && this.served.has(name) ? name : undefined;
   }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
 }
 
 /** `version=` or `v=` out of a query string (the first of them); the rest left as sent. */

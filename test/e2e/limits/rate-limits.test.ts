@@ -26,7 +26,9 @@ describe('rate limits', () => {
       assert.equal(res.headers['x-ratelimit-limit'], '5');
       assert.equal(res.headers['x-ratelimit-remaining'], String(left));
       const reset = Number(res.headers['x-ratelimit-reset']);
-      assert.ok(reset >= started && reset <= started + 61, `reset ${reset - started}`);
+      // Bounded by when this answer came, not when the test began: on a loaded machine five requests can span a second.
+      const answered = Math.ceil(Date.now() / 1000);
+      assert.ok(reset >= started && reset <= answered + 61, `reset ${reset - started} s after the start, ${answered - started} s answered`);
     }
     const refused = await server.request('GET', '/v2/products');
     assert.equal(refused.status, 429);
