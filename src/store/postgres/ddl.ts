@@ -21,8 +21,12 @@ export function pgType(column: Column): string {
 /** The most bind parameters one statement may carry (the protocol counts them in 16 bits). */
 export const MAX_PARAMETERS = 65_535;
 
-/** Every column of a resource's table, the fixed ones included, with its SQL type: for casts in VALUES lists. */
+/** Every column of a resource's table, the fixed ones included, with its SQL type: for casts in VALUES lists (built once per resource). */
+const typesCache = new WeakMap<CompiledResource, Map<string, string>>();
+
 export function columnTypes(r: CompiledResource): Map<string, string> {
+  const cached = typesCache.get(r);
+  if (cached) return cached;
   const types = new Map([
     ['id', 'uuid'],
     ['version', 'integer'],
@@ -30,6 +34,7 @@ export function columnTypes(r: CompiledResource): Map<string, string> {
     ['updated_at', 'timestamptz'],
   ]);
   for (const c of r.columns) types.set(c.name, pgType(c));
+  typesCache.set(r, types);
   return types;
 }
 

@@ -62,6 +62,17 @@ const types = {
     oid === INT8 ? (v: string) => Number(v) : oid === TIMESTAMPTZ ? isoFromPg : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
+/** Records as rows, in chunks whose parameters stay under the protocol's 65,535, each with its flat parameters. */
+function* rowChunks(r: CompiledResource, records: readonly StoredRecord[]): Generator<{ cols: string[]; chunk: Row[]; params: unknown[] }> {
+  const rows = records.map((record) => toRow(r, record, pgCodec));
+  const cols = Object.keys(rows[0]!);
+  const per = Math.max(1, Math.floor(MAX_PARAMETERS / cols.length));
+  for (let i = 0; i < rows.length; i += per) {
+    const chunk = rows.slice(i, i + per);
+    yield { cols, chunk, params: chunk.flatMap((row) => cols.map((c) => row[c])) };
+  }
+}
+
 class PgOps implements Tx {
   /** The credentials epoch this transaction moved to, known to this process once it commits. */
   bumpedTo: number | undefined;
@@ -187,7 +198,7 @@ class PgOps implements Tx {
 
   /**
    * One multi-row INSERT per chunk: a worker's batch of 100 deliveries costs one round trip, not 100, and the
-   * dispatcher's position lock is held that much shorter. Chunks stay under the protocol's 65,535 parameters.
+   * dispatcher's position lock is held that much shorter.
    */
   async insertMany(resource: string, records: readonly StoredRecord[]): Promise<void> {
     const r = this.resource(resource);
@@ -195,17 +206,9 @@ class PgOps implements Tx {
       for (const record of records) await this.insert(resource, record);
       return;
     }
-    const rows = records.map((record) => toRow(r, record, pgCodec));
-    const cols = Object.keys(rows[0]!);
-    const per = Math.max(1, Math.floor(MAX_PARAMETERS / cols.length));
-    for (let i = 0; i < rows.length; i += per) {
-      const chunk = rows.slice(i, i + per);
-      const tuples = chunk.map(() => `(${cols.map(() => '?').join(', ')})`);
-      await this.write(
-        r,
-        `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES ${tuples.join(', ')}`,
-        chunk.flatMap((row) => cols.map((c) => row[c])),
-      );
+    for (const { cols, chunk, params } of rowChunks(r, records)) {
+      const tuple = `(${cols.map(() => '?').join(', ')})`;
+      await this.write(r, `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`, params);
     }
   }
 
@@ -219,20 +222,12 @@ class PgOps implements Tx {
       for (const record of records) await this.update(resource, record);
       return;
     }
-    const rows = records.map((record) => toRow(r, record, pgCodec));
-    const cols = Object.keys(rows[0]!);
     const types = columnTypes(r);
-    const tuple = `(${cols.map((c) => `?::${types.get(c)}`).join(', ')})`;
-    const sets = cols.filter((c) => c !== 'id').map((c) => `${quote(c)} = v.${quote(c)}`);
-    const per = Math.max(1, Math.floor(MAX_PARAMETERS / cols.length));
-    for (let i = 0; i < rows.length; i += per) {
-      const chunk = rows.slice(i, i + per);
+    for (const { cols, chunk, params } of rowChunks(r, records)) {
+      const tuple = `(${cols.map((c) => `?::${types.get(c)}`).join(', ')})`;
+      const sets = cols.filter((c) => c !== 'id').map((c) => `${quote(c)} = v.${quote(c)}`);
       const sql = `UPDATE ${quote(r.table)} AS t SET ${sets.join(', ')} FROM (VALUES ${chunk.map(() => tuple).join(', ')}) AS v (${cols.map(quote).join(', ')}) WHERE t.id = v.id`;
-      await this.write(
-        r,
-        sql,
-        chunk.flatMap((row) => cols.map((c) => row[c])),
-      );
+      await this.write(r, sql, params);
     }
   }
 
