@@ -6,6 +6,7 @@ import type { TLSSocket } from 'node:tls';
 import { csrfHolds, UNSAFE_METHODS } from '../auth/csrf.js';
 import { AppError } from '../errors/app-error.js';
 import { rateHeaders, rateLimited, type Verdict } from '../limits/rate-limiter.js';
+import type { Principal } from '../model/principal.js';
 import type { HttpDeps } from './deps.js';
 
 export function cookiesOf(request: FastifyRequest): Record<string, string | undefined> {
@@ -35,7 +36,7 @@ async function limit(reply: FastifyReply, verdict: Verdict | Promise<Verdict>): 
  * onRequest: authenticates before the body is read, so anonymous callers never make the server parse
  * bodies, then counts the request against its principal; failed authentication counts against the IP.
  */
-export function authHook(deps: HttpDeps) {
+export function authHook(deps: HttpDeps, authenticated?: (principal: Principal) => void) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let result;
     try {
@@ -45,6 +46,7 @@ export function authHook(deps: HttpDeps) {
       throw err;
     }
     request.principal = result.principal;
+    authenticated?.(result.principal);
     if (result.setCookies.length) reply.header('set-cookie', result.setCookies);
     if (deps.limiter.limits.enabled) await limit(reply, deps.limiter.forPrincipal(result.principal));
   };

@@ -60,20 +60,13 @@ function acceptedResponse(version: ApiVersion, r: CompiledResource, id: string, 
  * before the body is read, the CSRF check on unsafe methods, and the handler each kind calls for.
  */
 export function resourceRoutes(deps: HttpDeps): (op: Operation) => RouteSpec {
-  // One authentication and one CSRF hook for every resource route.
-  const auth = authHook(deps);
+  // One CSRF hook for every resource route, and one authentication hook per version: it counts the request for
+  // its version (src/http/version-usage.ts) inside the hook, not in a wrapper that would cost a promise a request.
   const csrf = csrfHook(deps);
-  // Authentication, then the request counted for its version (src/http/version-usage.ts): one hook per version.
   const counted = new Map<ApiVersion, RouteSpec['onRequest']>();
   const authFor = (version: ApiVersion): RouteSpec['onRequest'] => {
     let hook = counted.get(version);
-    if (!hook) {
-      hook = async (request: FastifyRequest, reply: FastifyReply) => {
-        await auth(request, reply);
-        countVersion(deps, version, request.principal!);
-      };
-      counted.set(version, hook);
-    }
+    if (!hook) counted.set(version, (hook = authHook(deps, (principal) => countVersion(deps, version, principal))));
     return hook;
   };
   return (op) => {

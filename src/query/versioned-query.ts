@@ -15,6 +15,7 @@ export interface VersionedQuery {
 }
 
 const FILTER_KEY = /^([^[\]]+)(\[[^\]]*\])?$/;
+const unchanged = (err: unknown): unknown => err;
 
 /** The top-level fields `version` shows for `r`: the newest ones walked back, computed once per pair. */
 const renderedCache = new WeakMap<ApiVersion, Map<string, readonly string[]>>();
@@ -37,7 +38,7 @@ export function renderedIn(version: ApiVersion, r: CompiledResource): readonly s
  * mixes versions by accident. Errors found later in the translated query are restored to the names sent.
  */
 export function queryInVersion(version: ApiVersion, r: CompiledResource, query: QueryInput): VersionedQuery {
-  if (!version.newer) return { query, rendered: r.rendered, restore: (err) => err };
+  if (!version.newer) return { query, rendered: r.rendered, restore: unchanged };
   const rendered = renderedIn(version, r);
   const known = new Set(rendered);
   const details: ErrorDetail[] = [];
