@@ -28,6 +28,8 @@ const IDEMPOTENT: ErrorCode[] = ['IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUS
 const ID_PATH: JsonSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } };
 const IDEMPOTENCY_HEADERS: JsonSchema = { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 255 } } };
 const CONDITIONAL_READ: JsonSchema = { type: 'object', properties: { 'if-none-match': { type: 'string' }, 'if-modified-since': { type: 'string' } } };
+/** A page carries a weak ETag (no Last-Modified): If-None-Match answers 304 when nothing in it changed. */
+const CONDITIONAL_LIST: JsonSchema = { type: 'object', properties: { 'if-none-match': { type: 'string' } } };
 const CONDITIONAL_WRITE: JsonSchema = { type: 'object', properties: { 'if-match': { type: 'string' }, 'if-unmodified-since': { type: 'string' } } };
 
 /** Body schemas by content type: JSON and HTML forms everywhere, merge patches on PATCH. The admin's (widest) fields; other roles get a subset. */
@@ -102,8 +104,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         method: 'GET',
         path: base,
         kind: 'list',
-        input: { query: listQuerySchema(r) },
-        output: { 200: listSchema(r) },
+        input: { query: listQuerySchema(r), headers: CONDITIONAL_LIST },
+        output: { 200: listSchema(r), 304: null },
         errors: [...EVERY],
         csrf: false,
         idempotent: false,
@@ -258,8 +260,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           method: 'GET',
           path,
           kind: 'list',
-          input: { path: ID_PATH, query: listQuerySchema(c) },
-          output: { 200: listSchema(c) },
+          input: { path: ID_PATH, query: listQuerySchema(c), headers: CONDITIONAL_LIST },
+          output: { 200: listSchema(c), 304: null },
           errors: [...EVERY, 'NOT_FOUND'],
           csrf: false,
           idempotent: false,

@@ -1,4 +1,5 @@
 // Validators and conditional requests (RFC 9110 §8.8, §13): strong ETags, Last-Modified, If-Match and If-None-Match.
+import { createHash } from 'node:crypto';
 import type { Access, Loaded } from '../services/access.js';
 import type { StoredRecord } from '../store/types.js';
 
@@ -39,10 +40,22 @@ export function ifMatchHolds(header: string | undefined, etag: string): boolean 
   return list.includes('*') || list.includes(etag);
 }
 
-/** RFC 9110 §13.1.2: weak comparison (W/ prefixes ignored). */
+/** RFC 9110 §13.1.2: weak comparison (W/ prefixes ignored on both sides). */
 export function ifNoneMatchHits(header: string, etag: string): boolean {
   const list = tags(header);
-  return list.includes('*') || list.some((t) => t.replace(/^W\//, '') === etag);
+  const opaque = etag.replace(/^W\//, '');
+  return list.includes('*') || list.some((t) => t.replace(/^W\//, '') === opaque);
+}
+
+/**
+ * A list page's validator (issue 17): a weak ETag over the page's bytes, so it changes whenever anything in
+ * the page does (a row, the rows' links, the total, the next cursor) and equal tags on a URL mean equal pages.
+ * Weak (RFC 9110 §8.8.1) because it validates the page for If-None-Match only: a page is no stable resource
+ * a client could ask for a byte range of, and nothing but revalidation reads it. SHA-1 here is a checksum, not
+ * a signature: what it guards is the client's own copy.
+ */
+export function pageEtagOf(json: string): string {
+  return `W/"${createHash('sha1').update(json).digest('base64url')}"`;
 }
 
 /** Objects may be stored, but must be revalidated before reuse (their ETag makes that cheap). */

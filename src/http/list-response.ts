@@ -6,8 +6,9 @@ import { parseListParams, type ListPlan, type QueryInput } from '../query/list-p
 import { queryInVersion } from '../query/versioned-query.js';
 import type { Ctx, ParentRef } from '../services/resource-service.js';
 import type { HttpDeps } from './deps.js';
+import { pageEtagOf } from './conditional.js';
+import { itemJson } from './object-body.js';
 import type { Link } from './render.js';
-import { represent } from './render.js';
 
 /** The request's path and query with some parameters replaced, for next/prev links. */
 function withParams(url: string, changes: Record<string, string>): string {
@@ -15,6 +16,12 @@ function withParams(url: string, changes: Record<string, string>): string {
   const params = new URLSearchParams(query);
   for (const [k, v] of Object.entries(changes)) params.set(k, v);
   return `${path}?${params.toString()}`;
+}
+
+/** A page as sent: its JSON text and its weak validator. */
+export interface ListBody {
+  json: string;
+  etag: string;
 }
 
 export async function renderList(
@@ -26,7 +33,7 @@ export async function renderList(
   ctx: Ctx,
   parent: ParentRef | undefined,
   canCreate: boolean,
-): Promise<Record<string, unknown>> {
+): Promise<ListBody> {
   // Cursors are bound to this collection: this version, this resource, under this parent (issue 13.6).
   // An older version's field names become the newest's first (src/query/versioned-query.ts).
   const versioned = queryInVersion(version, r, request.query as QueryInput);
@@ -42,7 +49,8 @@ export async function renderList(
   const self = request.originalUrl;
   const next = page.next ? withParams(self, page.next) : undefined;
   const prev = page.prev ? withParams(self, page.prev) : undefined;
-  const body: Record<string, unknown> = { data: page.rows.map((loaded) => represent(version, r, loaded, plan.fields)) };
+  // Everything but `data`, in the order the page shows it (data, then pagination, then links).
+  const body: Record<string, unknown> = {};
   switch (p.style) {
     case 'cursor':
       body.pagination = { next_cursor: page.position, has_more: page.hasMore };
@@ -77,5 +85,10 @@ export async function renderList(
   }
   if (canCreate) links.push({ rel: 'create', href: self.split('?')[0]!, method: 'POST' });
   body.links = links;
-  return body;
+  // Items are joined as rendered texts (src/http/object-body.ts): the same bytes JSON.stringify of the whole page
+  // gave, without serialising again what is memoised per record. `body` always holds links, so it is never `{}`.
+  let items = '';
+  for (let i = 0; i < page.rows.length; i++) items += (i === 0 ? '' : ',') + itemJson(version, r, page.rows[i]!, plan.fields);
+  const json = `{"data":[${items}],${JSON.stringify(body).slice(1)}`;
+  return { json, etag: pageEtagOf(json) };
 }

@@ -24,18 +24,33 @@ const rendered = new WeakMap<StoredRecord, Map<string, string>>();
 
 export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
   const etag = etagOf(loaded.record, loaded.access, version.name);
-  const lastModified = lastModifiedOf(loaded.record);
+  return { etag, lastModified: lastModifiedOf(loaded.record), json: renderedJson(version, r, loaded, etag, undefined) };
+}
+
+/**
+ * One item of a list page as JSON: the same text as the object's own GET (or its sparse-fields view), from the
+ * same memo, so a page of records already read (the store shares list rows until its data changes) is joined
+ * from strings rendered once.
+ */
+export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, fields: string[] | undefined): string {
+  return renderedJson(version, r, loaded, etagOf(loaded.record, loaded.access, version.name), fields);
+}
+
+function renderedJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
   let byTag = rendered.get(loaded.record);
   if (byTag === undefined && Object.isFrozen(loaded.record)) {
     byTag = new Map();
     rendered.set(loaded.record, byTag);
   }
-  let json = byTag?.get(etag);
+  // A sparse view is another text of the same record and tag: `fields` (already checked) is part of its key.
+  const key = fields === undefined ? etag : `${etag} ${fields.join(',')}`;
+  let json = byTag?.get(key);
   if (json === undefined) {
-    json = JSON.stringify(represent(version, r, loaded));
-    byTag?.set(etag, json);
+    json = JSON.stringify(represent(version, r, loaded, fields));
+    // Bounded: one record has few tags (callers' links) but a client could ask for many field sets.
+    if (byTag !== undefined && byTag.size < 32) byTag.set(key, json);
   }
-  return { etag, lastModified, json };
+  return json;
 }
 
 /** What a GET of one object answers: its body and validators, and whether the client's copy is current (304). */

@@ -13,7 +13,7 @@ import { grantFor, none } from '../services/permissions.js';
 import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook } from './auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
-import { etagOf, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from './conditional.js';
+import { etagOf, ifNoneMatchHits, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from './conditional.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 import { renderList } from './list-response.js';
 import { readObject } from './object-body.js';
@@ -207,7 +207,12 @@ function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledReso
     list: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> => {
       reply.header('cache-control', PRIVATE);
       const canCreate = !none(grantFor(request.principal!, r.def.permissions.create));
-      return renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
+      const page = await renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
+      // A client polling a page it holds pays for no body when nothing in it changed (RFC 9110 §13.1.2).
+      reply.header('etag', page.etag);
+      const ifNoneMatch = header(request, 'if-none-match');
+      if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, page.etag)) return reply.code(304).send();
+      return reply.type(JSON_CONTENT_TYPE).send(page.json);
     },
     create: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> =>
       idempotent<Created>(
