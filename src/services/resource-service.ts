@@ -165,7 +165,8 @@ export class ResourceService {
       where.push({ path: parent.field, op: 'eq', value: parent.id });
     }
     if (!g.all) where.push(ownerCondition(this.model, r, ctx.principal));
-    const result = await this.store.list(name, { ...query, where });
+    // Rows are only read from here on (rendered, never changed): the store may share them (ListQuery.shared).
+    const result = await this.store.list(name, { ...query, where, shared: true });
     const rows: Loaded[] = [];
     // Listed by role, ownership is looked up per row only where it could change a link (a parent read each, for
     // ownership through a parent).

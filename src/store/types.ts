@@ -25,6 +25,11 @@ export interface ListQuery {
    * one writer at a time, so its transactions never meet a held row and the option changes nothing there.
    */
   skipLocked?: boolean;
+  /**
+   * The caller only reads the result, never changes it: a store may hand the same frozen rows to every such
+   * caller until its data changes (SQLite keeps such pages until the next commit: src/store/sqlite/list-cache.ts).
+   */
+  shared?: boolean;
 }
 
 export interface ListResult {

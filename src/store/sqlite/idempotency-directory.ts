@@ -220,6 +220,16 @@ export class IdempotencyDirectory {
     this.rollback();
   }
 
+  /** The open transaction's inserts as of now (a savepoint's: src/store/sqlite/group-commit.ts). */
+  mark(): unknown {
+    return [...this.pending];
+  }
+
+  /** A savepoint was rolled back: the inserts are again what they were at `mark` (deletions since undone too). */
+  undoTo(mark: unknown): void {
+    this.pending = [...(mark as Array<{ seq: number; scopeKey: string }>)];
+  }
+
   /** The open transaction ended; its inserts, if it committed, were taken first. */
   rollback(): void {
     this.inTransaction = false;

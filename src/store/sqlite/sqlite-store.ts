@@ -24,6 +24,8 @@ import { CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } 
 import { purgeEventsSql } from '../sql/events.js';
 import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RecordCache } from './record-cache.js';
+import { ListCache } from './list-cache.js';
+import { GroupCommit } from './group-commit.js';
 
 /**
  * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
@@ -54,6 +56,8 @@ export class SqliteStore implements Store {
   private readonly readOps: SqliteOps;
   private readonly idempotency: IdempotencyDirectory;
   private readonly records = new RecordCache();
+  private readonly pages = new ListCache();
+  private readonly group: GroupCommit;
   /** Moves on every change the record cache must see: our commits, and other processes' (see changeStamp). */
   private commits = 0;
   private dataVersion: number | undefined;
@@ -87,6 +91,12 @@ export class SqliteStore implements Store {
     };
     this.idempotency = new IdempotencyDirectory((sql) => this.writer.stmt(sql));
     this.writeOps = new SqliteOps(this.writer, model, this.idempotency);
+    this.group = new GroupCommit(
+      this.writer,
+      this.idempotency,
+      (body) => this.mutex.run(body),
+      () => this.commits++,
+    );
     this.readOps = new SqliteOps(this.reader, model, this.idempotency);
   }
 
@@ -233,8 +243,17 @@ export class SqliteStore implements Store {
     return this.epoch;
   }
 
+  /** A page a caller only reads is kept until the next commit (src/store/sqlite/list-cache.ts): polling a list costs no query. */
   list(resource: string, query: ListQuery): Promise<ListResult> {
-    return this.read((o) => o.list(resource, query));
+    if (!query.shared) return this.read((o) => o.list(resource, query));
+    return this.read(async (o) => {
+      this.pages.validate(this.changeStamp());
+      const key = this.pages.keyOf(resource, query);
+      const cached = key === undefined ? undefined : this.pages.get(key);
+      if (cached) return cached;
+      const result = await o.list(resource, query);
+      return key === undefined ? result : this.pages.set(key, result);
+    });
   }
 
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
@@ -277,23 +296,9 @@ export class SqliteStore implements Store {
     return this.mutex.run(async () => this.idempotency.purge(now, batch));
   }
 
-  async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.mutex.run(async () => {
-      const db = this.writer.db;
-      this.writer.stmt('BEGIN IMMEDIATE').run();
-      this.idempotency.begin();
-      try {
-        const result = await fn(this.writeOps);
-        this.writer.stmt('COMMIT').run();
-        this.idempotency.commit();
-        this.commits++;
-        return result;
-      } catch (err) {
-        if (db.inTransaction) this.writer.stmt('ROLLBACK').run();
-        this.idempotency.rollback();
-        throw err;
-      }
-    });
+  /** Transactions that queue while one runs commit together, each in its own savepoint (src/store/sqlite/group-commit.ts). */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.group.run(() => fn(this.writeOps));
   }
 
   async ping(): Promise<boolean> {

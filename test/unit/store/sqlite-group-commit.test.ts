@@ -1,0 +1,207 @@
+// SQLite group commit: queued transactions share one COMMIT, each in a savepoint; a failing member is undone alone; nothing is answered before its COMMIT.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { GroupCommit, type GroupHooks } from '../../../src/store/sqlite/group-commit.js';
+import { Connection } from '../../../src/store/sqlite/sqlite-ops.js';
+import { Mutex } from '../../../src/store/mutex.js';
+
+/** Hooks that record what the group told them, with a pending list like the idempotency directory's. */
+class RecordingHooks implements GroupHooks {
+  calls: string[] = [];
+  pending: string[] = [];
+  taken: string[] = [];
+  begin(): void {
+    this.calls.push('begin');
+  }
+  commit(): void {
+    this.calls.push('commit');
+    this.taken.push(...this.pending);
+    this.pending = [];
+  }
+  rollback(): void {
+    this.calls.push('rollback');
+    this.pending = [];
+  }
+  mark(): unknown {
+    return [...this.pending];
+  }
+  undoTo(mark: unknown): void {
+    this.calls.push('undo');
+    this.pending = [...(mark as string[])];
+  }
+}
+
+describe('SQLite group commit', () => {
+  let dir: string;
+  let file: string;
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'canon-group-commit-'));
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  let n = 0;
+  function setUp(): { db: Database.Database; other: Database.Database; group: GroupCommit; hooks: RecordingHooks; commits: () => number } {
+    file = path.join(dir, `g${n++}.db`);
+    const db = new Database(file);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
+    const other = new Database(file, { readonly: true });
+    const hooks = new RecordingHooks();
+    const mutex = new Mutex();
+    let commits = 0;
+    const group = new GroupCommit(
+      new Connection(db),
+      hooks,
+      (body) => mutex.run(body),
+      () => commits++,
+    );
+    return { db, other, group, hooks, commits: () => commits };
+  }
+  const count = (db: Database.Database): number => (db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
+
+  it('transactions queued while one runs commit together: 20 writes, far fewer COMMITs, every row there, each caller its own result', async () => {
+    const { db, other, group, commits } = setUp();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        group.run(async () => {
+          db.prepare('INSERT INTO t (k) VALUES (?)').run(`k${i}`);
+          await new Promise((resolve) => setImmediate(resolve));
+          return i * 10;
+        }),
+      ),
+    );
+    assert.deepEqual(
+      results,
+      Array.from({ length: 20 }, (_, i) => i * 10),
+    );
+    assert.equal(count(other), 20);
+    // The first runs alone (nothing was queued when it started); the 19 that queued behind it share one.
+    assert.equal(commits(), 2);
+    db.close();
+    other.close();
+  });
+
+  it('a member that throws is rolled back to its savepoint alone: its caller gets its error, the others commit, its pending rows are undone', async () => {
+    const { db, other, group, hooks } = setUp();
+    const first = group.run(async () => {
+      db.prepare('INSERT INTO t (k) VALUES (?)').run('first');
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    const members = ['a', 'b', 'c'].map((k) =>
+      group.run(async () => {
+        db.prepare('INSERT INTO t (k) VALUES (?)').run(k);
+        hooks.pending.push(k);
+        if (k === 'b') throw new Error('member b fails');
+        return k;
+      }),
+    );
+    await first;
+    const settled = await Promise.allSettled(members);
+    assert.deepEqual(
+      settled.map((s) => s.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.match(String((settled[1] as PromiseRejectedResult).reason), /member b fails/);
+    assert.deepEqual(
+      (other.prepare('SELECT k FROM t ORDER BY k').all() as Array<{ k: string }>).map((r) => r.k),
+      ['a', 'c', 'first'],
+    );
+    assert.deepEqual(hooks.taken, ['a', 'c']);
+    assert.ok(hooks.calls.includes('undo'));
+    db.close();
+    other.close();
+  });
+
+  it('nobody is answered before the COMMIT: when a member resolves, another connection sees its row and every row of its group', async () => {
+    const { db, other, group } = setUp();
+    const blocker = group.run(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    const seen: number[] = [];
+    const members = Array.from({ length: 5 }, (_, i) =>
+      group
+        .run(async () => {
+          db.prepare('INSERT INTO t (k) VALUES (?)').run(`m${i}`);
+          // Inside the group: the other connection does not see it yet.
+          assert.equal(count(other), 0);
+        })
+        .then(() => seen.push(count(other))),
+    );
+    await blocker;
+    await Promise.all(members);
+    assert.deepEqual(seen, [5, 5, 5, 5, 5]);
+    db.close();
+    other.close();
+  });
+
+  it('a group of one that throws rolls back as a plain transaction', async () => {
+    const { db, other, group, hooks } = setUp();
+    await assert.rejects(
+      group.run(async () => {
+        db.prepare('INSERT INTO t (k) VALUES (?)').run('alone');
+        throw new Error('no');
+      }),
+      /no/,
+    );
+    assert.equal(count(other), 0);
+    assert.deepEqual(hooks.calls, ['begin', 'rollback']);
+    assert.equal(db.inTransaction, false);
+    db.close();
+    other.close();
+  });
+
+  it('when SQLite ends the whole transaction, every member that ran gets the error, the rest run in the next group', async () => {
+    const { db, other, group } = setUp();
+    const blocker = group.run(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    const order: string[] = [];
+    const make = (k: string, fatal = false) =>
+      group.run(async () => {
+        order.push(k);
+        db.prepare('INSERT INTO t (k) VALUES (?)').run(k);
+        if (fatal) {
+          // What SQLite does on an I/O error or a full disk: the transaction is gone.
+          db.exec('ROLLBACK');
+          throw new Error('disk I/O error');
+        }
+        return k;
+      });
+    const members = [make('x'), make('y', true), make('z')];
+    await blocker;
+    const settled = await Promise.allSettled(members);
+    assert.deepEqual(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value : String(s.reason))),
+      ['Error: disk I/O error', 'Error: disk I/O error', 'z'],
+    );
+    assert.deepEqual(order, ['x', 'y', 'z']);
+    assert.deepEqual(
+      (other.prepare('SELECT k FROM t').all() as Array<{ k: string }>).map((r) => r.k),
+      ['z'],
+    );
+    db.close();
+    other.close();
+  });
+
+  it('a BEGIN that fails (the database is locked by another writer) refuses the whole group, and the next group runs', async () => {
+    const { db, group } = setUp();
+    const writer = new Database(file);
+    writer.exec('PRAGMA busy_timeout = 0');
+    db.exec('PRAGMA busy_timeout = 0');
+    writer.exec('BEGIN IMMEDIATE');
+    await assert.rejects(
+      group.run(async () => 1),
+      /locked|busy/i,
+    );
+    writer.exec('COMMIT');
+    assert.equal(await group.run(async () => 2), 2);
+    writer.close();
+    db.close();
+  });
+});
