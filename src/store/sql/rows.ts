@@ -45,6 +45,40 @@ export function fromRow(r: CompiledResource, row: Row, codec: Codec): StoredReco
   return record;
 }
 
+/**
+ * `fromRow` for rows read as arrays (better-sqlite3's raw mode), columns named once per statement: building an
+ * object per row in the driver costs about a third of a 20-row page's read, and fromRow built another.
+ * Returns the decoder and where `extra` columns (the search rank) sit.
+ */
+export function arrayRowDecoder(r: CompiledResource, columns: readonly string[], codec: Codec): (values: unknown[]) => StoredRecord {
+  const at = new Map(columns.map((name, i) => [name, i]));
+  const index = (name: string): number => {
+    const i = at.get(name);
+    if (i === undefined) throw new Error(`column ${name} of ${r.name} is not in the result`);
+    return i;
+  };
+  const [id, version, created, updated] = [index('id'), index('version'), index('created_at'), index('updated_at')];
+  const fields = r.stored.map(([name, field]) =>
+    field.type === 'money'
+      ? { name, type: field.type, money: true, i: index(`${name}_amount`), j: index(`${name}_currency`) }
+      : { name, type: field.type, money: false, i: index(name), j: -1 },
+  );
+  return (values) => {
+    const record: StoredRecord = {
+      id: values[id] as string,
+      version: Number(values[version]),
+      created_at: codec.decode('timestamp', values[created]) as string,
+      updated_at: codec.decode('timestamp', values[updated]) as string,
+    };
+    for (const f of fields) {
+      const raw = values[f.i];
+      if (f.money) record[f.name] = raw === null || raw === undefined ? null : { amount: Number(raw), currency: values[f.j] };
+      else record[f.name] = raw === null || raw === undefined ? null : codec.decode(f.type, raw);
+    }
+    return record;
+  };
+}
+
 /** The event log row shape shared by the adapters (JSON columns and timestamps through the codec). */
 export function eventFromRow(row: Row, codec: Codec): StoredEvent {
   const prev = row.previous_attributes;

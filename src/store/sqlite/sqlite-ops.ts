@@ -20,15 +20,26 @@ import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { quote } from './ddl.js';
 import { RANK_COLUMN, getManySql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
-import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
+import { arrayRowDecoder, eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { INSERT_EVENT, eventPageSql, eventParams } from '../sql/events.js';
 import { sqliteCodec } from './rows.js';
 
 type Db = Database.Database;
 
+/** A statement whose rows come as arrays, with the decoder of its columns and the search rank's position. */
+interface ArrayStatement {
+  stmt: Database.Statement;
+  decode: (values: unknown[]) => StoredRecord;
+  rank: number;
+  /** How many columns the decoder knows: another process adding a column changes what `SELECT *` returns. */
+  width: number;
+}
+
 /** Prepared statements cached per connection: preparing costs more than running a point lookup. */
 export class Connection {
   private readonly cache = new Map<string, Database.Statement>();
+  /** Apart from `cache`: raw mode is a setting of the statement object, which `stmt` callers expect off. */
+  private readonly arrayCache = new Map<string, ArrayStatement>();
   constructor(readonly db: Db) {}
   stmt(sql: string): Database.Statement {
     let s = this.cache.get(sql);
@@ -37,6 +48,22 @@ export class Connection {
       this.cache.set(sql, s);
     }
     return s;
+  }
+
+  /**
+   * A list statement of `r` read as arrays (src/store/sql/rows.ts arrayRowDecoder). `stale`: its rows had
+   * another width than its decoder knows (SQLite re-prepared it after a schema change), so the columns are
+   * read again.
+   */
+  arrays(r: CompiledResource, sql: string, stale = false): ArrayStatement {
+    let a = this.arrayCache.get(sql);
+    if (!a || stale) {
+      const stmt = a?.stmt ?? prepare(this.db, sql).raw(true);
+      const columns = stmt.columns().map((c) => c.name);
+      a = { stmt, decode: arrayRowDecoder(r, columns, sqliteCodec), rank: columns.indexOf(RANK_COLUMN), width: columns.length };
+      this.arrayCache.set(sql, a);
+    }
+    return a;
   }
 }
 
@@ -96,9 +123,12 @@ export class SqliteOps implements Tx {
     const sql = listSql(sqliteDialect, r, query, tableName);
     // A search with no searchable words matches nothing.
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
-    const raw = this.conn.stmt(sql.page.text).all(...sql.page.params) as Row[];
-    const result: ListResult = { rows: raw.map((row) => fromRow(r, row, sqliteCodec)) };
-    if (query.search !== undefined) result.ranks = raw.map((row) => row[RANK_COLUMN] as number);
+    let a = this.conn.arrays(r, sql.page.text);
+    const raw = a.stmt.all(...sql.page.params) as unknown[][];
+    if (raw.length > 0 && raw[0]!.length !== a.width) a = this.conn.arrays(r, sql.page.text, true);
+    const { decode, rank } = a;
+    const result: ListResult = { rows: raw.map(decode) };
+    if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
     if (query.withTotal) result.total = (this.conn.stmt(sql.count.text).get(...sql.count.params) as { n: number }).n;
     return result;
   }
