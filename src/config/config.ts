@@ -31,6 +31,8 @@ export interface Config {
    * an OS crash or power loss (as PostgreSQL's default commit does); `normal` only survives a process crash.
    */
   sqliteSynchronous: 'full' | 'normal';
+  /** PostgreSQL: name the most used statements so each connection prepares them once (off behind PgBouncer < 1.21 in transaction mode). */
+  pgPreparedStatements: boolean;
   production: boolean;
   /** An admin API key with exactly this secret exists at start. */
   adminApiKey: string | undefined;
@@ -126,6 +128,7 @@ export const DEFAULTS: Config = {
   redisPrefix: 'canon:',
   dbPoolSize: 10,
   sqliteSynchronous: 'full',
+  pgPreparedStatements: true,
   production: false,
   adminApiKey: undefined,
   configModule: undefined,
@@ -235,6 +238,8 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('redisPrefix', env.CANON_REDIS_PREFIX || undefined);
   set('dbPoolSize', int(env.CANON_DB_POOL_SIZE, 'CANON_DB_POOL_SIZE'));
   set('sqliteSynchronous', oneOf(env.CANON_SQLITE_SYNCHRONOUS?.toLowerCase(), 'CANON_SQLITE_SYNCHRONOUS', ['full', 'normal'] as const));
+  const prepared = oneOf(env.CANON_PG_PREPARED_STATEMENTS?.toLowerCase(), 'CANON_PG_PREPARED_STATEMENTS', ['on', 'off'] as const);
+  if (prepared !== undefined) out.pgPreparedStatements = prepared === 'on';
   set('production', env.NODE_ENV === 'production' ? true : undefined);
   set('adminApiKey', env.CANON_ADMIN_API_KEY || undefined);
   set('configModule', env.CANON_CONFIG || undefined);

@@ -66,7 +66,11 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     }),
   );
   const model = compileModel(appDef, { versionsInPath: config.versioning === 'path' });
-  const { store, file } = openStore(config.databaseUrl, { poolSize: config.dbPoolSize, sqliteSynchronous: config.sqliteSynchronous });
+  const { store, file } = openStore(config.databaseUrl, {
+    poolSize: config.dbPoolSize,
+    sqliteSynchronous: config.sqliteSynchronous,
+    pgPreparedStatements: config.pgPreparedStatements,
+  });
   await store.migrate(model);
   const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());

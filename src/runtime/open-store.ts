@@ -14,6 +14,8 @@ export interface StoreOptions {
   poolSize?: number;
   /** SQLite: `full` (durable through power loss, the default) or `normal` (may lose the last commits then). */
   sqliteSynchronous?: 'full' | 'normal';
+  /** PostgreSQL: name the most used statements, prepared once per connection (default true). */
+  pgPreparedStatements?: boolean;
 }
 
 export function openStore(url: string, options: StoreOptions = {}): StoreTarget {
@@ -24,6 +26,7 @@ export function openStore(url: string, options: StoreOptions = {}): StoreTarget 
     const memory = path === ':memory:';
     return { store: new SqliteStore({ path, synchronous: options.sqliteSynchronous ?? 'full' }), file: memory ? undefined : path };
   }
-  if (/^postgres(ql)?:\/\//.test(url)) return { store: new PgStore({ connectionString: url, max: poolSize }), file: undefined };
+  if (/^postgres(ql)?:\/\//.test(url))
+    return { store: new PgStore({ connectionString: url, max: poolSize, preparedStatements: options.pgPreparedStatements ?? true }), file: undefined };
   throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path>, sqlite::memory: or postgres://…`);
 }

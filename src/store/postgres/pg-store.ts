@@ -21,6 +21,7 @@ import {
 import { DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INSERT_IDEMPOTENCY, PURGE_IDEMPOTENCY, idempotencyTable } from '../sql/idempotency.js';
 import { EVENTS_TABLE, MAX_PARAMETERS, SEARCH_COLUMN, columnTypes, createTable, indexes, pgType } from './ddl.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
+import { Statements } from './statements.js';
 import { numbered, pgDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
@@ -82,6 +83,7 @@ class PgOps implements Tx {
   constructor(
     private readonly db: Queryable,
     private readonly model: () => CompiledModel,
+    private readonly statements: Statements,
   ) {}
 
   private resource(name: string): CompiledResource {
@@ -89,7 +91,8 @@ class PgOps implements Tx {
   }
 
   private async rows(sql: string, params: unknown[]): Promise<Row[]> {
-    return (await this.db.query(numbered(sql), params)).rows as Row[];
+    const { text, name } = this.statements.of(sql);
+    return (await this.db.query(name === undefined ? { text, values: params } : { text, name, values: params })).rows as Row[];
   }
 
   get(resource: string, id: string): Promise<StoredRecord | null> {
@@ -140,10 +143,12 @@ class PgOps implements Tx {
     const r = this.resource(resource);
     const sql = listSql(pgDialect, r, query, tableName);
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
-    const raw = await this.rows(sql.page.text, sql.page.params);
+    // The count (offset and page styles) is sent beside the page: on the pool they run at once on two
+    // connections, in a transaction one after the other on its client. Either way, one wait instead of two.
+    const [raw, counted] = await Promise.all([this.rows(sql.page.text, sql.page.params), query.withTotal ? this.rows(sql.count.text, sql.count.params) : undefined]);
     const result: ListResult = { rows: raw.map((row) => fromRow(r, row, pgCodec)) };
     if (query.search !== undefined) result.ranks = raw.map((row) => Number(row[RANK_COLUMN]));
-    if (query.withTotal) result.total = Number((await this.rows(sql.count.text, sql.count.params))[0]!.n);
+    if (counted) result.total = Number(counted[0]!.n);
     return result;
   }
 
@@ -285,6 +290,8 @@ export interface PgOptions {
   connectionString: string;
   /** Pool size per process. */
   max?: number;
+  /** Name the most used statements, prepared once per connection (default true; src/store/postgres/statements.ts). */
+  preparedStatements?: boolean;
 }
 
 export class PgStore implements Store {
@@ -295,14 +302,16 @@ export class PgStore implements Store {
   private readonly epoch: EpochReader;
   private readonly sequencer: EventSequencer;
   private readonly eventsChannel: ChannelListener;
+  private readonly statements: Statements;
 
   constructor(options: PgOptions) {
+    this.statements = new Statements(options.preparedStatements ?? true);
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
     const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
     this.pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
-    this.reads = new PgOps(this.pool, () => this.requireModel());
+    this.reads = new PgOps(this.pool, () => this.requireModel(), this.statements);
     this.epoch = new EpochReader(() => new pg.Client(connection), this.pool);
     this.sequencer = new EventSequencer(this.pool);
     this.eventsChannel = new ChannelListener(EVENTS_CHANNEL, () => new pg.Client(connection));
@@ -370,7 +379,7 @@ export class PgStore implements Store {
     const wanted = r.searchable.join(',');
     const current = (await client.query(numbered(READ_META), [key])).rows[0]?.value as string | undefined;
     if (current === wanted) return;
-    const ops = new PgOps(client, () => this.requireModel());
+    const ops = new PgOps(client, () => this.requireModel(), this.statements);
     let after = '00000000-0000-0000-0000-000000000000';
     for (let batch = 0; batch < 1_000_000; batch++) {
       const { rows } = await ops.list(r.name, { where: [{ path: 'id', op: 'gt', value: after }], orderBy: [{ path: 'id', desc: false }], limit: 500 });
@@ -430,7 +439,7 @@ export class PgStore implements Store {
       const client = await this.pool.connect();
       try {
         await client.query('BEGIN');
-        const ops = new PgOps(client, () => this.requireModel());
+        const ops = new PgOps(client, () => this.requireModel(), this.statements);
         const result = await fn(ops);
         await client.query('COMMIT');
         if (ops.bumpedTo !== undefined) this.epoch.seen(ops.bumpedTo);
