@@ -5,28 +5,32 @@ import type { ListQuery, ListResult } from '../types.js';
 /**
  * The same validity rule as the record cache (src/store/sqlite/record-cache.ts): one change stamp, which
  * moves on every commit of this process or another, empties it. A page is kept only when it is small
- * (keyset pages read one row more than they show), so the cache holds at most `maxEntries` pages of at most
- * `maxRows` frozen records; when full, the oldest page makes room.
+ * (keyset pages read one row more than they show). Memory is bounded by rows, as the record cache's is: at
+ * most `maxRows` frozen records in all (so a client asking for many distinct pages of large rows cannot grow
+ * it), in at most `maxEntries` pages; when full, the oldest pages make room.
  */
 export class ListCache {
   private readonly entries = new Map<string, ListResult>();
+  private rows = 0;
   private stamp: number | undefined;
 
   constructor(
-    private readonly maxEntries = 500,
-    private readonly maxRows = 101,
+    private readonly maxEntries = 1_000,
+    private readonly maxRows = 10_000,
+    private readonly maxPageRows = 101,
   ) {}
 
   /** Call before every lookup with the current stamp; a different stamp empties the cache. */
   validate(stamp: number): void {
     if (stamp === this.stamp) return;
     this.entries.clear();
+    this.rows = 0;
     this.stamp = stamp;
   }
 
   /** The key of a query on `resource`, or undefined when its result is not kept (a large page). */
   keyOf(resource: string, query: ListQuery): string | undefined {
-    if (query.limit > this.maxRows) return undefined;
+    if (query.limit > this.maxPageRows) return undefined;
     return `${resource} ${JSON.stringify([query.where, query.orderBy, query.limit, query.offset, query.after, query.search, query.withTotal])}`;
   }
 
@@ -36,8 +40,18 @@ export class ListCache {
 
   /** Stores and returns the result, frozen with every row: every later reader shares it. */
   set(key: string, result: ListResult): ListResult {
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    while (this.entries.size > 0 && (this.entries.size >= this.maxEntries || this.rows + result.rows.length > this.maxRows)) {
+      const [oldest, page] = this.entries.entries().next().value!;
+      this.entries.delete(oldest);
+      this.rows -= page.rows.length;
+    }
     this.entries.set(key, deepFreeze(result));
+    this.rows += result.rows.length;
     return result;
+  }
+
+  /** Pages and rows held (tests). */
+  get size(): { pages: number; rows: number } {
+    return { pages: this.entries.size, rows: this.rows };
   }
 }

@@ -1,0 +1,58 @@
+// The SQLite list cache: emptied when the change stamp moves, bounded by rows and pages, large pages never kept, kept results frozen.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ListCache } from '../../../src/store/sqlite/list-cache.js';
+import type { ListQuery, ListResult } from '../../../src/store/types.js';
+
+const query = (limit: number, offset = 0): ListQuery => ({ where: [{ path: 'status', op: 'eq', value: 'active' }], orderBy: [{ path: 'id', desc: false }], limit, offset });
+const page = (n: number): ListResult => ({ rows: Array.from({ length: n }, (_, i) => ({ id: `r${i}`, version: 1, created_at: 't', updated_at: 't', tags: ['a'] })) });
+
+it('keeps a page until the stamp moves, frozen to the last row', () => {
+  const cache = new ListCache();
+  cache.validate(1);
+  const key = cache.keyOf('products', query(20))!;
+  const kept = cache.set(key, page(20));
+  assert.equal(cache.get(key), kept);
+  assert.ok(Object.isFrozen(kept.rows) && Object.isFrozen(kept.rows[0]) && Object.isFrozen(kept.rows[0]!.tags));
+  assert.throws(() => {
+    (kept.rows[0] as Record<string, unknown>).name = 'changed';
+  }, TypeError);
+  cache.validate(1);
+  assert.equal(cache.get(key), kept);
+  cache.validate(2);
+  assert.equal(cache.get(key), undefined);
+  assert.deepEqual(cache.size, { pages: 0, rows: 0 });
+});
+
+it('tells queries apart by every part (resource, filter values, order, limit, offset, position, search, total)', () => {
+  const cache = new ListCache();
+  const keys = new Set([
+    cache.keyOf('products', query(20)),
+    cache.keyOf('orders', query(20)),
+    cache.keyOf('products', { ...query(20), where: [{ path: 'status', op: 'eq', value: 'draft' }] }),
+    cache.keyOf('products', { ...query(20), orderBy: [{ path: 'id', desc: true }] }),
+    cache.keyOf('products', query(21)),
+    cache.keyOf('products', query(20, 20)),
+    cache.keyOf('products', { ...query(20), after: ['x'] }),
+    cache.keyOf('products', { ...query(20), search: 'lamp' }),
+    cache.keyOf('products', { ...query(20), withTotal: true }),
+  ]);
+  assert.equal(keys.size, 9);
+});
+
+it('never keeps a page of more than 101 rows, and holds at most 10,000 rows in all, the oldest pages going first', () => {
+  const cache = new ListCache();
+  cache.validate(1);
+  assert.equal(cache.keyOf('products', query(102)), undefined);
+  for (let i = 0; i < 150; i++) cache.set(cache.keyOf('products', query(100, i * 100))!, page(100));
+  assert.deepEqual(cache.size, { pages: 100, rows: 10_000 });
+  assert.equal(cache.get(cache.keyOf('products', query(100, 0))!), undefined);
+  assert.ok(cache.get(cache.keyOf('products', query(100, 149 * 100))!));
+});
+
+it('holds at most 1,000 pages however small', () => {
+  const cache = new ListCache();
+  cache.validate(1);
+  for (let i = 0; i < 1_200; i++) cache.set(cache.keyOf('products', query(1, i))!, page(1));
+  assert.deepEqual(cache.size, { pages: 1_000, rows: 1_000 });
+});
