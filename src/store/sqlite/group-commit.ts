@@ -34,6 +34,7 @@ interface Member {
 export class GroupCommit {
   private readonly queue: Member[] = [];
   private draining = false;
+  private scheduled = false;
 
   constructor(
     private readonly conn: Connection,
@@ -45,14 +46,27 @@ export class GroupCommit {
     private readonly maxMembers = 64,
   ) {}
 
+  /**
+   * A group starts on the turn after its first member arrived (setImmediate: after the event loop's poll
+   * phase), not at once: a write's transaction runs in microtasks, so started at once it would always be
+   * alone, done before the next request was even read. Every write whose request was read in the same poll
+   * phase joins it; a lone write waits one turn of the loop.
+   */
   run<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.draining) void this.drain();
+      if (!this.draining && !this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          void this.drain();
+        });
+      }
     });
   }
 
   private async drain(): Promise<void> {
+    if (this.draining) return;
     this.draining = true;
     try {
       while (this.queue.length > 0) {
