@@ -27,7 +27,7 @@ export interface ListQuery {
   skipLocked?: boolean;
   /**
    * The caller only reads the result, never changes it: a store may hand the same frozen rows to every such
-   * caller until its data changes (SQLite keeps such pages until the next commit: src/store/sqlite/list-cache.ts).
+   * caller until its data changes (SQLite keeps such pages until the next commit: src/store/list-cache.ts).
    */
   shared?: boolean;
 }

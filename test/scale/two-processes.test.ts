@@ -54,6 +54,31 @@ describe('two processes on one PostgreSQL', { skip: PG_SKIP }, () => {
     assert.equal((await call(b.url, 'GET', path)).status, 404);
   });
 
+  it('a page polled on one process shows, from the next request on, every write committed through the other (list cache stamped by the snapshot)', async () => {
+    const tag = `poll-${Date.now()}`;
+    // Archived and dear: no other test's page holds these.
+    const made = await call(a.url, 'POST', '/v2/products', { name: `${tag} one`, price: { amount: 900_001, currency: 'EUR' }, status: 'archived' });
+    assert.equal(made.status, 201);
+    const page = `/v2/products?status=archived&sort=price.amount&limit=5`;
+    const first = await call(a.url, 'GET', page);
+    assert.equal(first.status, 200);
+    // Twice, so the second is a cache hit if anything is cached.
+    const etag = (await call(a.url, 'GET', page)).headers.get('etag')!;
+    assert.equal(etag, first.headers.get('etag'));
+    for (let round = 0; round < 5; round++) {
+      const patched = await call(b.url, 'PATCH', `/v2/products/${made.body.id}`, { name: `${tag} round ${round}` });
+      assert.equal(patched.status, 200);
+      const seen = await call(a.url, 'GET', page);
+      assert.equal(seen.body.data.find((p: Json) => p.id === made.body.id)?.name, `${tag} round ${round}`, `round ${round}`);
+      assert.equal((await call(a.url, 'GET', page, undefined, { 'if-none-match': seen.headers.get('etag')! })).status, 304);
+    }
+    const cheaper = await call(b.url, 'POST', '/v2/products', { name: `${tag} zero`, price: { amount: 900_000, currency: 'EUR' }, status: 'archived' });
+    assert.equal(cheaper.status, 201);
+    assert.equal((await call(a.url, 'GET', page)).body.data[0].id, cheaper.body.id);
+    assert.equal((await call(b.url, 'DELETE', `/v2/products/${cheaper.body.id}`)).status, 204);
+    assert.notEqual((await call(a.url, 'GET', page)).body.data[0].id, cheaper.body.id);
+  });
+
   it('20 concurrent creates of one email over both processes: one 201, nineteen 409', async () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>

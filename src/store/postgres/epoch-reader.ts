@@ -1,13 +1,26 @@
-// Reads the credentials epoch for every caller of a moment with one query: strict (a change committed before the call is always seen), and cheap under load.
+// Reads the credentials epoch and the database's snapshot for every caller of a moment with one query: strict (a change committed before the call is always seen), and cheap under load.
 import type pg from 'pg';
-import { READ_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
+
+/**
+ * The epoch, and the snapshot of the same statement: `xmin:xmax:in-progress xids`. Two equal snapshots make
+ * the same transactions visible, so while it reads the same, no write has committed (or begun) anywhere in
+ * the database since: the list cache's stamp (PgStore.list). `txid_current_snapshot` and not the newer
+ * `pg_current_snapshot`, which PostgreSQL 12 lacks.
+ */
+const READ_EPOCH_AND_SNAPSHOT = 'SELECT epoch, txid_current_snapshot()::text AS snapshot FROM canon_credential_epoch WHERE id = 1';
+
+/** What one read returns to everyone who waited for it. */
+export interface EpochRead {
+  epoch: number;
+  snapshot: string;
+}
 
 /** Waits before connecting the dedicated reader again after a failure: from 250 ms, doubling, at most 30 s. */
 const FIRST_RETRY_MS = 250;
 const MAX_RETRY_MS = 30_000;
 
 interface Waiter {
-  resolve: (epoch: number) => void;
+  resolve: (read: EpochRead) => void;
   reject: (err: unknown) => void;
 }
 
@@ -38,7 +51,16 @@ export class EpochReader {
     private readonly pool: pg.Pool,
   ) {}
 
-  current(): Promise<number> {
+  async current(): Promise<number> {
+    return (await this.next()).epoch;
+  }
+
+  /** The database's snapshot as of a read sent after this call (see READ_EPOCH_AND_SNAPSHOT). */
+  async snapshot(): Promise<string> {
+    return (await this.next()).snapshot;
+  }
+
+  private next(): Promise<EpochRead> {
     return new Promise((resolve, reject) => {
       this.waiting.push({ resolve, reject });
       if (!this.inFlight) this.flush();
@@ -56,8 +78,8 @@ export class EpochReader {
     this.inFlight = true;
     this.read()
       .then(
-        (epoch) => {
-          for (const w of batch) w.resolve(epoch);
+        (read) => {
+          for (const w of batch) w.resolve(read);
         },
         (err: unknown) => {
           for (const w of batch) w.reject(err);
@@ -69,12 +91,13 @@ export class EpochReader {
       });
   }
 
-  private async read(): Promise<number> {
+  private async read(): Promise<EpochRead> {
     const db = this.client ?? this.connectLater();
     try {
-      const { rows } = await db.query(READ_CREDENTIAL_EPOCH);
-      this.seen(Number((rows[0] as { epoch: string | number }).epoch));
-      return this.epoch;
+      const { rows } = await db.query(READ_EPOCH_AND_SNAPSHOT);
+      const row = rows[0] as { epoch: string | number; snapshot: string };
+      this.seen(Number(row.epoch));
+      return { epoch: this.epoch, snapshot: row.snapshot };
     } catch (err) {
       // The dedicated connection broke mid-read: this batch reads through the pool rather than fail.
       if (db === this.pool) throw err;

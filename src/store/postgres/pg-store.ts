@@ -22,6 +22,7 @@ import { DELETE_EXPIRED_IDEMPOTENCY, FIND_IDEMPOTENCY, IDEMPOTENCY_RESOURCE, INS
 import { EVENTS_TABLE, MAX_PARAMETERS, SEARCH_COLUMN, columnTypes, createTable, indexes, pgType } from './ddl.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { Statements } from './statements.js';
+import { ListCache } from '../list-cache.js';
 import { numbered, pgDialect } from './dialect.js';
 import { eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { columnList, pgCodec } from './rows.js';
@@ -303,6 +304,7 @@ export class PgStore implements Store {
   private readonly sequencer: EventSequencer;
   private readonly eventsChannel: ChannelListener;
   private readonly statements: Statements;
+  private readonly pages = new ListCache();
 
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
@@ -409,8 +411,24 @@ export class PgStore implements Store {
     return this.reads.getMany(resource, ids);
   }
 
-  list(resource: string, query: ListQuery): Promise<ListResult> {
-    return this.reads.list(resource, query);
+  /**
+   * A page a caller only reads is kept while the database's snapshot stays the same (src/store/list-cache.ts,
+   * EpochReader.snapshot): the stamp is read after the call, shared with every caller of the moment, so a
+   * commit anywhere before the call — by any process — is always seen; polling an unchanged page costs that
+   * shared read instead of the page's query and count.
+   */
+  async list(resource: string, query: ListQuery): Promise<ListResult> {
+    if (!query.shared) return this.reads.list(resource, query);
+    const key = this.pages.keyOf(resource, query);
+    if (key === undefined) return this.reads.list(resource, query);
+    const stamp = await this.epoch.snapshot();
+    this.pages.validate(stamp);
+    const cached = this.pages.get(key);
+    if (cached) return cached;
+    const result = await this.reads.list(resource, query);
+    // Another call may have moved the stamp while this one read: keep the page only under the stamp it was read at.
+    this.pages.validate(stamp);
+    return this.pages.set(key, result);
   }
 
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {

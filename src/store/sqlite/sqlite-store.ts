@@ -24,7 +24,7 @@ import { CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } 
 import { purgeEventsSql } from '../sql/events.js';
 import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RecordCache } from './record-cache.js';
-import { ListCache } from './list-cache.js';
+import { ListCache } from '../list-cache.js';
 import { GroupCommit } from './group-commit.js';
 
 /**
@@ -243,7 +243,7 @@ export class SqliteStore implements Store {
     return this.epoch;
   }
 
-  /** A page a caller only reads is kept until the next commit (src/store/sqlite/list-cache.ts): polling a list costs no query. */
+  /** A page a caller only reads is kept until the next commit (src/store/list-cache.ts): polling a list costs no query. */
   list(resource: string, query: ListQuery): Promise<ListResult> {
     if (!query.shared) return this.read((o) => o.list(resource, query));
     return this.read(async (o) => {

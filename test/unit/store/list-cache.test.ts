@@ -1,7 +1,7 @@
 // The SQLite list cache: emptied when the change stamp moves, bounded by rows and pages, large pages never kept, kept results frozen.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ListCache } from '../../../src/store/sqlite/list-cache.js';
+import { ListCache } from '../../../src/store/list-cache.js';
 import type { ListQuery, ListResult } from '../../../src/store/types.js';
 
 const query = (limit: number, offset = 0): ListQuery => ({ where: [{ path: 'status', op: 'eq', value: 'active' }], orderBy: [{ path: 'id', desc: false }], limit, offset });

@@ -1,10 +1,11 @@
 // List results kept until the database changes, for callers that only read them: a page polled again costs no query.
-import { deepFreeze } from '../../lib/deep-freeze.js';
-import type { ListQuery, ListResult } from '../types.js';
+import { deepFreeze } from '../lib/deep-freeze.js';
+import type { ListQuery, ListResult } from './types.js';
 
 /**
- * The same validity rule as the record cache (src/store/sqlite/record-cache.ts): one change stamp, which
- * moves on every commit of this process or another, empties it. A page is kept only when it is small
+ * One change stamp, which moves on every commit of this process or another, empties it: on SQLite the
+ * record cache's (src/store/sqlite/record-cache.ts), on PostgreSQL the database's snapshot read after the
+ * call (src/store/postgres/epoch-reader.ts). A page is kept only when it is small
  * (keyset pages read one row more than they show). Memory is bounded by rows, as the record cache's is: at
  * most `maxRows` frozen records in all (so a client asking for many distinct pages of large rows cannot grow
  * it), in at most `maxEntries` pages; when full, the oldest pages make room.
@@ -12,7 +13,7 @@ import type { ListQuery, ListResult } from '../types.js';
 export class ListCache {
   private readonly entries = new Map<string, ListResult>();
   private rows = 0;
-  private stamp: number | undefined;
+  private stamp: number | string | undefined;
 
   constructor(
     private readonly maxEntries = 1_000,
@@ -21,7 +22,7 @@ export class ListCache {
   ) {}
 
   /** Call before every lookup with the current stamp; a different stamp empties the cache. */
-  validate(stamp: number): void {
+  validate(stamp: number | string): void {
     if (stamp === this.stamp) return;
     this.entries.clear();
     this.rows = 0;
