@@ -48,14 +48,15 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
 }
 
 /**
- * A list page's validator (issue 17): a weak ETag over the page's bytes, so it changes whenever anything in
- * the page does (a row, the rows' links, the total, the next cursor) and equal tags on a URL mean equal pages.
+ * A list page's validator (issue 17): a weak ETag over what determines the page's bytes (src/http/list-response.ts),
+ * so it changes whenever anything in the page does (a row, the rows' links, the total, the next cursor) and
+ * equal tags on a URL mean equal pages.
  * Weak (RFC 9110 §8.8.1) because it validates the page for If-None-Match only: a page is no stable resource
  * a client could ask for a byte range of, and nothing but revalidation reads it. SHA-1 here is a checksum, not
  * a signature: what it guards is the client's own copy.
  */
-export function pageEtagOf(json: string): string {
-  return `W/"${createHash('sha1').update(json).digest('base64url')}"`;
+export function pageEtagOf(determinants: string): string {
+  return `W/"${createHash('sha1').update(determinants).digest('base64url')}"`;
 }
 
 /** Objects may be stored, but must be revalidated before reuse (their ETag makes that cheap). */

@@ -32,8 +32,8 @@ export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loa
  * same memo, so a page of records already read (the store shares list rows until its data changes) is joined
  * from strings rendered once.
  */
-export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, fields: string[] | undefined): string {
-  return renderedJson(version, r, loaded, etagOf(loaded.record, loaded.access, version.name), fields);
+export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
+  return renderedJson(version, r, loaded, etag, fields);
 }
 
 function renderedJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
