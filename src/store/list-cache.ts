@@ -12,6 +12,8 @@ import type { ListQuery, ListResult } from './types.js';
  */
 export class ListCache {
   private readonly entries = new Map<string, ListResult>();
+  /** Totals of offset and page lists by filter: every page of one filter shares its count. */
+  private readonly counts = new Map<string, number>();
   private rows = 0;
   private stamp: number | string | undefined;
 
@@ -25,6 +27,7 @@ export class ListCache {
   validate(stamp: number | string): void {
     if (stamp === this.stamp) return;
     this.entries.clear();
+    this.counts.clear();
     this.rows = 0;
     this.stamp = stamp;
   }
@@ -33,6 +36,26 @@ export class ListCache {
   keyOf(resource: string, query: ListQuery): string | undefined {
     if (query.limit > this.maxPageRows) return undefined;
     return `${resource} ${JSON.stringify([query.where, query.orderBy, query.limit, query.offset, query.after, query.search, query.withTotal])}`;
+  }
+
+  /**
+   * A list's result with its total taken from the count kept for its filter (every page of a filter has the
+   * same total until the stamp moves), `read` asked to count only when none is kept. An offset page read
+   * anew then costs its page query alone.
+   */
+  async counted(resource: string, query: ListQuery, stamp: number | string, read: (query: ListQuery) => Promise<ListResult>): Promise<ListResult> {
+    if (!query.withTotal) return read(query);
+    this.validate(stamp);
+    const key = `${resource} ${JSON.stringify([query.where, query.search])}`;
+    const total = this.counts.get(key);
+    if (total !== undefined) return { ...(await read({ ...query, withTotal: false })), total };
+    const result = await read(query);
+    // Kept only under the stamp it was counted at: another call may have moved it while this one read.
+    if (result.total !== undefined && this.stamp === stamp) {
+      if (this.counts.size >= this.maxEntries) this.counts.delete(this.counts.keys().next().value!);
+      this.counts.set(key, result.total);
+    }
+    return result;
   }
 
   get(key: string): ListResult | undefined {

@@ -425,7 +425,7 @@ export class PgStore implements Store {
     this.pages.validate(stamp);
     const cached = this.pages.get(key);
     if (cached) return cached;
-    const result = await this.reads.list(resource, query);
+    const result = await this.pages.counted(resource, query, stamp, (q) => this.reads.list(resource, q));
     // Another call may have moved the stamp while this one read: keep the page only under the stamp it was read at.
     this.pages.validate(stamp);
     return this.pages.set(key, result);

@@ -247,11 +247,12 @@ export class SqliteStore implements Store {
   list(resource: string, query: ListQuery): Promise<ListResult> {
     if (!query.shared) return this.read((o) => o.list(resource, query));
     return this.read(async (o) => {
-      this.pages.validate(this.changeStamp());
+      const stamp = this.changeStamp();
+      this.pages.validate(stamp);
       const key = this.pages.keyOf(resource, query);
       const cached = key === undefined ? undefined : this.pages.get(key);
       if (cached) return cached;
-      const result = await o.list(resource, query);
+      const result = await this.pages.counted(resource, query, stamp, (q) => o.list(resource, q));
       return key === undefined ? result : this.pages.set(key, result);
     });
   }

@@ -56,3 +56,37 @@ it('holds at most 1,000 pages however small', () => {
   for (let i = 0; i < 1_200; i++) cache.set(cache.keyOf('products', query(1, i))!, page(1));
   assert.deepEqual(cache.size, { pages: 1_000, rows: 1_000 });
 });
+
+it('an offset list counts once per filter and stamp: later pages of the filter take the kept total, another filter or a new stamp counts again', async () => {
+  const cache = new ListCache();
+  const asked: boolean[] = [];
+  const read = async (q: ListQuery): Promise<ListResult> => {
+    asked.push(Boolean(q.withTotal));
+    return { ...page(2), ...(q.withTotal ? { total: 40 + asked.length } : {}) };
+  };
+  const offsetQuery = (offset: number, status = 'active'): ListQuery => ({ ...query(2, offset), where: [{ path: 'status', op: 'eq', value: status }], withTotal: true });
+  assert.equal((await cache.counted('products', offsetQuery(0), 1, read)).total, 41);
+  assert.equal((await cache.counted('products', offsetQuery(2), 1, read)).total, 41);
+  assert.equal((await cache.counted('products', offsetQuery(4), 1, read)).total, 41);
+  assert.equal((await cache.counted('products', offsetQuery(0, 'draft'), 1, read)).total, 44);
+  assert.equal((await cache.counted('products', offsetQuery(2), 2, read)).total, 45);
+  assert.deepEqual(asked, [true, false, false, true, true]);
+});
+
+it('a count read while the stamp moved is not kept under the new stamp', async () => {
+  const cache = new ListCache();
+  const q: ListQuery = { ...query(2), withTotal: true };
+  let reads = 0;
+  await cache.counted('products', q, 'snapshot-1', async () => {
+    reads++;
+    // Another caller saw a newer snapshot meanwhile.
+    cache.validate('snapshot-2');
+    return { ...page(2), total: 7 };
+  });
+  const again = await cache.counted('products', q, 'snapshot-2', async (asked) => {
+    reads++;
+    return { ...page(2), ...(asked.withTotal ? { total: 8 } : {}) };
+  });
+  assert.equal(again.total, 8);
+  assert.equal(reads, 2);
+});
