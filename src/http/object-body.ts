@@ -47,8 +47,9 @@ function renderedJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, 
   let json = byTag?.get(key);
   if (json === undefined) {
     json = JSON.stringify(represent(version, r, loaded, fields));
-    // Bounded: one record has few tags (callers' links) but a client could ask for many field sets.
-    if (byTag !== undefined && byTag.size < 32) byTag.set(key, json);
+    // Bounded: a record has few tags (callers' links), but a client could ask for many field sets, and the
+    // caches keep up to 20,000 records: 8 texts each bounds what a client can make this hold.
+    if (byTag !== undefined && byTag.size < 8) byTag.set(key, json);
   }
   return json;
 }
