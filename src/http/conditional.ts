@@ -1,5 +1,5 @@
 // Validators and conditional requests (RFC 9110 §8.8, §13): strong ETags, Last-Modified, If-Match and If-None-Match.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Access, Loaded } from '../services/access.js';
 import type { StoredRecord } from '../store/types.js';
 
@@ -47,6 +47,10 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
   return list.includes('*') || list.some((t) => t.replace(/^W\//, '') === opaque);
 }
 
+/** crypto.hash where Node has it (20.12+): one call and no Hash object, whose creation was half the digest's cost. */
+const sha1: (text: string) => string =
+  typeof crypto.hash === 'function' ? (text) => crypto.hash('sha1', text, 'base64url') : (text) => crypto.createHash('sha1').update(text).digest('base64url');
+
 /**
  * A list page's validator (issue 17): a weak ETag over what determines the page's bytes (src/http/list-response.ts),
  * so it changes whenever anything in the page does (a row, the rows' links, the total, the next cursor) and
@@ -56,7 +60,7 @@ export function ifNoneMatchHits(header: string, etag: string): boolean {
  * a signature: what it guards is the client's own copy.
  */
 export function pageEtagOf(determinants: string): string {
-  return `W/"${createHash('sha1').update(determinants).digest('base64url')}"`;
+  return `W/"${sha1(determinants)}"`;
 }
 
 /** Objects may be stored, but must be revalidated before reuse (their ETag makes that cheap). */

@@ -2,8 +2,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledResource } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
-import { parseListParams, type ListPlan, type QueryInput } from '../query/list-params.js';
-import { queryInVersion } from '../query/versioned-query.js';
+import type { QueryInput } from '../query/list-params.js';
+import { planFor } from './list-plans.js';
 import type { Ctx, ParentRef } from '../services/resource-service.js';
 import type { HttpDeps } from './deps.js';
 import { etagOf, pageEtagOf } from './conditional.js';
@@ -35,14 +35,9 @@ export async function renderList(
   canCreate: boolean,
 ): Promise<ListBody> {
   // Cursors are bound to this collection: this version, this resource, under this parent (issue 13.6).
-  // An older version's field names become the newest's first (src/query/versioned-query.ts).
-  const versioned = queryInVersion(version, r, request.query as QueryInput);
-  let plan: ListPlan;
-  try {
-    plan = parseListParams(r, versioned.query, deps.secret, `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`, versioned.rendered);
-  } catch (err) {
-    throw versioned.restore(err);
-  }
+  const scope = `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`;
+  const at = request.url.indexOf('?');
+  const plan = planFor(version, r, scope, at < 0 ? '' : request.url.slice(at), request.query as QueryInput, deps.secret);
   const page = await deps.pages.page(ctx, r.name, plan, parent);
   const p = plan.page;
   // As the client sent it: under the query strategy its `version=` stays in next and prev (src/http/version-selection.ts).

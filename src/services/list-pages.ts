@@ -35,11 +35,30 @@ function storeQuery(plan: ListPlan): ListQuery {
 }
 
 export class ListPages {
+  /**
+   * Signed positions after frozen records (the list cache shares them), by style, shape and rank: a page
+   * polled again signs its next cursor once, not per request (an HMAC each).
+   */
+  private readonly positions = new WeakMap<object, Map<string, string>>();
+
   /** `secret` signs the positions of cursors and page tokens. */
   constructor(
     private readonly services: ResourceService,
     private readonly secret: string,
   ) {}
+
+  private positionAfter(plan: ListPlan, last: Loaded, rank: number | undefined): string {
+    if (!Object.isFrozen(last.record)) return encodeNext(plan, last.record, rank, this.secret);
+    let byKey = this.positions.get(last.record);
+    if (byKey === undefined) this.positions.set(last.record, (byKey = new Map()));
+    const key = `${plan.page.style} ${plan.shape} ${rank ?? ''}`;
+    let position = byKey.get(key);
+    if (position === undefined) {
+      position = encodeNext(plan, last.record, rank, this.secret);
+      if (byKey.size < 8) byKey.set(key, position);
+    }
+    return position;
+  }
 
   /** The page `plan` asks for, of what `ctx` may see (under `parent` for a nested collection). */
   async page(ctx: Ctx, resource: string, plan: ListPlan, parent?: ParentRef): Promise<Page> {
@@ -53,7 +72,7 @@ export class ListPages {
       case 'cursor':
       case 'token':
         if (hasMore && last) {
-          page.position = encodeNext(plan, last.record, result.ranks?.[rows.length - 1], this.secret);
+          page.position = this.positionAfter(plan, last, result.ranks?.[rows.length - 1]);
           page.next = p.style === 'cursor' ? { cursor: page.position } : { page_token: page.position };
         }
         break;
