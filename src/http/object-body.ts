@@ -24,19 +24,15 @@ const rendered = new WeakMap<StoredRecord, Map<string, string>>();
 
 export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
   const etag = etagOf(loaded.record, loaded.access, version.name);
-  return { etag, lastModified: lastModifiedOf(loaded.record), json: renderedJson(version, r, loaded, etag, undefined) };
+  return { etag, lastModified: lastModifiedOf(loaded.record), json: itemJson(version, r, loaded, etag, undefined) };
 }
 
 /**
- * One item of a list page as JSON: the same text as the object's own GET (or its sparse-fields view), from the
- * same memo, so a page of records already read (the store shares list rows until its data changes) is joined
- * from strings rendered once.
+ * An object as JSON under its ETag: the text of its own GET, or with `fields` of a sparse list item. List pages
+ * use the same memo, so a page of records already read (the store shares list rows until its data changes) is
+ * joined from strings rendered once.
  */
 export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
-  return renderedJson(version, r, loaded, etag, fields);
-}
-
-function renderedJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
   let byTag = rendered.get(loaded.record);
   if (byTag === undefined && Object.isFrozen(loaded.record)) {
     byTag = new Map();

@@ -32,10 +32,29 @@ export class ListCache {
     this.stamp = stamp;
   }
 
+  /** Whether a query's result may be kept (a small page). */
+  keeps(query: ListQuery): boolean {
+    return query.limit <= this.maxPageRows;
+  }
+
   /** The key of a query on `resource`, or undefined when its result is not kept (a large page). */
   keyOf(resource: string, query: ListQuery): string | undefined {
-    if (query.limit > this.maxPageRows) return undefined;
+    if (!this.keeps(query)) return undefined;
     return `${resource} ${JSON.stringify([query.where, query.orderBy, query.limit, query.offset, query.after, query.search, query.withTotal])}`;
+  }
+
+  /**
+   * A shared list read through the cache, as both stores do it: the page kept under `stamp` if there is one,
+   * else `read` (its total from the kept count when there is one) and the page kept — unless the stamp moved
+   * while it read (PostgreSQL reads asynchronously), for a page read under one stamp must not be kept under another.
+   */
+  async through(resource: string, query: ListQuery, stamp: number | string, read: (query: ListQuery) => Promise<ListResult>): Promise<ListResult> {
+    this.validate(stamp);
+    const key = this.keyOf(resource, query);
+    const cached = key === undefined ? undefined : this.entries.get(key);
+    if (cached) return cached;
+    const result = await this.counted(resource, query, stamp, read);
+    return key === undefined || this.stamp !== stamp ? result : this.set(key, result);
   }
 
   /**

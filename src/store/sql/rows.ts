@@ -34,15 +34,15 @@ export function fromRow(r: CompiledResource, row: Row, codec: Codec): StoredReco
     updated_at: codec.decode('timestamp', row.updated_at) as string,
   };
   for (const [name, field] of r.stored) {
-    if (field.type === 'money') {
-      const amount = row[`${name}_amount`];
-      record[name] = amount === null || amount === undefined ? null : { amount: Number(amount), currency: row[`${name}_currency`] };
-    } else {
-      const raw = row[name];
-      record[name] = raw === null || raw === undefined ? null : codec.decode(field.type, raw);
-    }
+    record[name] = field.type === 'money' ? fieldValue(field.type, row[`${name}_amount`], row[`${name}_currency`], codec) : fieldValue(field.type, row[name], undefined, codec);
   }
   return record;
+}
+
+/** One stored field's value from its column (money: its amount and currency columns); null for a missing one. */
+function fieldValue(type: FieldType, raw: unknown, currency: unknown, codec: Codec): unknown {
+  if (raw === null || raw === undefined) return null;
+  return type === 'money' ? { amount: Number(raw), currency } : codec.decode(type, raw);
 }
 
 /**
@@ -70,11 +70,7 @@ export function arrayRowDecoder(r: CompiledResource, columns: readonly string[],
       created_at: codec.decode('timestamp', values[created]) as string,
       updated_at: codec.decode('timestamp', values[updated]) as string,
     };
-    for (const f of fields) {
-      const raw = values[f.i];
-      if (f.money) record[f.name] = raw === null || raw === undefined ? null : { amount: Number(raw), currency: values[f.j] };
-      else record[f.name] = raw === null || raw === undefined ? null : codec.decode(f.type, raw);
-    }
+    for (const f of fields) record[f.name] = fieldValue(f.type, values[f.i], f.j < 0 ? undefined : values[f.j], codec);
     return record;
   };
 }

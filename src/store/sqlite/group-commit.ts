@@ -76,9 +76,7 @@ export class GroupCommit {
         } catch (err) {
           // Only a failing ROLLBACK gets here: end what is left of the transaction and answer everyone
           // (settling a member twice does nothing), rather than leave a caller waiting forever.
-          if (this.conn.db.inTransaction) this.conn.db.exec('ROLLBACK');
-          this.hooks.rollback();
-          for (const m of group) m.reject(err);
+          this.abandon(group, err);
         }
       }
     } finally {
@@ -108,10 +106,7 @@ export class GroupCommit {
       } catch (err) {
         if (single || !conn.db.inTransaction) {
           // The member was alone, or SQLite rolled the whole transaction back: nothing of it is left.
-          if (conn.db.inTransaction) conn.stmt('ROLLBACK').run();
-          hooks.rollback();
-          member.reject(err);
-          for (const d of done) d.member.reject(err);
+          this.abandon([member, ...done.map((d) => d.member)], err);
           this.queue.unshift(...group.slice(i + 1));
           return;
         }
@@ -124,13 +119,21 @@ export class GroupCommit {
     try {
       conn.stmt('COMMIT').run();
     } catch (err) {
-      if (conn.db.inTransaction) conn.stmt('ROLLBACK').run();
-      hooks.rollback();
-      for (const d of done) d.member.reject(err);
+      this.abandon(
+        done.map((d) => d.member),
+        err,
+      );
       return;
     }
     hooks.commit();
     this.committed();
     for (const d of done) d.member.resolve(d.value);
+  }
+
+  /** Ends what is left of the transaction and refuses `members` with `err`: none of their work is kept. */
+  private abandon(members: readonly Member[], err: unknown): void {
+    if (this.conn.db.inTransaction) this.conn.db.exec('ROLLBACK');
+    this.hooks.rollback();
+    for (const m of members) m.reject(err);
   }
 }

@@ -246,15 +246,7 @@ export class SqliteStore implements Store {
   /** A page a caller only reads is kept until the next commit (src/store/list-cache.ts): polling a list costs no query. */
   list(resource: string, query: ListQuery): Promise<ListResult> {
     if (!query.shared) return this.read((o) => o.list(resource, query));
-    return this.read(async (o) => {
-      const stamp = this.changeStamp();
-      this.pages.validate(stamp);
-      const key = this.pages.keyOf(resource, query);
-      const cached = key === undefined ? undefined : this.pages.get(key);
-      if (cached) return cached;
-      const result = await this.pages.counted(resource, query, stamp, (q) => o.list(resource, q));
-      return key === undefined ? result : this.pages.set(key, result);
-    });
+    return this.read((o) => this.pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q)));
   }
 
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
