@@ -6,6 +6,7 @@ import type { StoredRecord } from '../store/types.js';
 import type { Principal } from '../model/principal.js';
 import type { ResourceService } from '../services/resource-service.js';
 import { etagOf, lastModifiedOf, notModified } from './conditional.js';
+import { itemText } from './item-text.js';
 import { represent } from './render.js';
 
 export interface ObjectBody {
@@ -42,7 +43,7 @@ export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loade
   const key = fields === undefined ? etag : `${etag} ${fields.join(',')}`;
   let json = byTag?.get(key);
   if (json === undefined) {
-    json = JSON.stringify(represent(version, r, loaded, fields));
+    json = itemText(version, r, loaded, fields) ?? JSON.stringify(represent(version, r, loaded, fields));
     // Bounded: a record has few tags (callers' links), but a client could ask for many field sets, and the
     // caches keep up to 20,000 records: 8 texts each bounds what a client can make this hold.
     if (byTag !== undefined && byTag.size < 8) byTag.set(key, json);
