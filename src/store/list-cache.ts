@@ -1,5 +1,6 @@
 // List results kept until the database changes, for callers that only read them: a page polled again costs no query.
 import { deepFreeze } from '../lib/deep-freeze.js';
+import { OffsetSeeks } from './offset-seeks.js';
 import type { ListQuery, ListResult } from './types.js';
 
 /**
@@ -9,11 +10,19 @@ import type { ListQuery, ListResult } from './types.js';
  * (keyset pages read one row more than they show). Memory is bounded by rows, as the record cache's is: at
  * most `maxRows` frozen records in all (so a client asking for many distinct pages of large rows cannot grow
  * it), in at most `maxEntries` pages; when full, the oldest pages make room.
+ *
+ * A page is kept the second time it is read under one stamp, not the first: one read once (a client paging
+ * through, a crawler's walk over offsets) would cost freezing its rows and holding them until they are pushed
+ * out, for nothing; one asked for again is the polled kind. Remembering that a page was read costs its key.
  */
 export class ListCache {
   private readonly entries = new Map<string, ListResult>();
   /** Totals of offset and page lists by filter: every page of one filter shares its count. */
   private readonly counts = new Map<string, number>();
+  /** Keys of pages read once under this stamp and not kept (at most `maxEntries` × 4, the oldest forgotten first). */
+  private readonly seen = new Set<string>();
+  /** Where the rows of offset pages read under this stamp stand (src/store/offset-seeks.ts). */
+  private readonly seeks = new OffsetSeeks();
   private rows = 0;
   private stamp: number | string | undefined;
 
@@ -28,6 +37,8 @@ export class ListCache {
     if (stamp === this.stamp) return;
     this.entries.clear();
     this.counts.clear();
+    this.seen.clear();
+    this.seeks.clear();
     this.rows = 0;
     this.stamp = stamp;
   }
@@ -45,16 +56,35 @@ export class ListCache {
 
   /**
    * A shared list read through the cache, as both stores do it: the page kept under `stamp` if there is one,
-   * else `read` (its total from the kept count when there is one) and the page kept — unless the stamp moved
+   * else `read` (its total from the kept count when there is one) and the page kept if it was read before — unless the stamp moved
    * while it read (PostgreSQL reads asynchronously), for a page read under one stamp must not be kept under another.
    */
-  async through(resource: string, query: ListQuery, stamp: number | string, read: (query: ListQuery) => Promise<ListResult>): Promise<ListResult> {
+  async through(
+    resource: string,
+    query: ListQuery,
+    stamp: number | string,
+    read: (query: ListQuery) => Promise<ListResult>,
+    /** Offset pages may be read from a position learnt under this stamp: only where `read` reads the data the stamp names. */
+    seeking = false,
+  ): Promise<ListResult> {
     this.validate(stamp);
     const key = this.keyOf(resource, query);
     const cached = key === undefined ? undefined : this.entries.get(key);
     if (cached) return cached;
-    const result = await this.counted(resource, query, stamp, read);
-    return key === undefined || this.stamp !== stamp ? result : this.set(key, result);
+    const walk = seeking ? this.seeks.walkOf(resource, query) : undefined;
+    const result = await this.counted(resource, query, stamp, walk === undefined ? read : (q) => this.sought(walk, q, stamp, read));
+    if (key === undefined || this.stamp !== stamp) return result;
+    if (this.seen.delete(key)) return this.set(key, result);
+    if (this.seen.size >= this.maxEntries * 4) this.seen.delete(this.seen.values().next().value!);
+    this.seen.add(key);
+    return result;
+  }
+
+  /** An offset page read from the nearest known position before it, and where its last row stands learnt. */
+  private async sought(walk: string, query: ListQuery, stamp: number | string, read: (query: ListQuery) => Promise<ListResult>): Promise<ListResult> {
+    const result = await read(this.seeks.from(walk, query));
+    if (this.stamp === stamp) this.seeks.learn(walk, query, result);
+    return result;
   }
 
   /**

@@ -90,3 +90,25 @@ it('a count read while the stamp moved is not kept under the new stamp', async (
   assert.equal(again.total, 8);
   assert.equal(reads, 2);
 });
+
+it('keeps a shared page the second time it is read under one stamp, not the first (a page read once is not worth freezing)', async () => {
+  const cache = new ListCache();
+  let reads = 0;
+  const read = async (): Promise<ListResult> => {
+    reads++;
+    return page(20);
+  };
+  const first = await cache.through('products', query(20), 1, read);
+  assert.equal(Object.isFrozen(first.rows[0]), false);
+  assert.deepEqual(cache.size, { pages: 0, rows: 0 });
+  const second = await cache.through('products', query(20), 1, read);
+  assert.ok(Object.isFrozen(second.rows[0]));
+  assert.equal(await cache.through('products', query(20), 1, read), second);
+  assert.equal(reads, 2);
+  // A new stamp forgets the pages and that they were read.
+  await cache.through('products', query(20), 2, read);
+  assert.deepEqual(cache.size, { pages: 0, rows: 0 });
+  await cache.through('products', query(20), 2, read);
+  assert.equal(reads, 4);
+  assert.deepEqual(cache.size, { pages: 1, rows: 20 });
+});
