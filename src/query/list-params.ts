@@ -1,6 +1,7 @@
 // Pure parsing of collection query parameters (DESIGN §6) into a list plan; every problem becomes one 400 detail.
 import { createHash } from 'node:crypto';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import { valueAt } from '../lib/field-path.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { Condition, SortKey } from '../model/records.js';
 import { parseFilter } from './filters.js';
@@ -151,11 +152,4 @@ export function positionAfter(plan: ListPlan, last: Record<string, unknown>, ran
 
 export function encodeNext(plan: ListPlan, last: Record<string, unknown>, rank: number | undefined, secret: string): string {
   return encodePosition(plan.page.style === 'token' ? 'token' : 'cursor', plan.shape, positionAfter(plan, last, rank), secret);
-}
-
-function valueAt(record: Record<string, unknown>, path: string): unknown {
-  const dot = path.indexOf('.');
-  if (dot < 0) return record[path] ?? null;
-  const outer = record[path.slice(0, dot)] as Record<string, unknown> | null | undefined;
-  return outer ? (outer[path.slice(dot + 1)] ?? null) : null;
 }

@@ -246,7 +246,8 @@ export class SqliteStore implements Store {
   /** A page a caller only reads is kept until the next commit (src/store/list-cache.ts): polling a list costs no query. */
   list(resource: string, query: ListQuery): Promise<ListResult> {
     if (!query.shared) return this.read((o) => o.list(resource, query));
-    return this.read((o) => this.pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q)));
+    // Seeking (src/store/offset-seeks.ts): the stamp is taken in the turn the page is read, and the read is synchronous.
+    return this.read((o) => this.pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q), true));
   }
 
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {

@@ -600,6 +600,78 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       }
     });
 
+    it('a shared offset page, read at any offset in any order and again after writes, is the page an unshared read gives', async () => {
+      // Shared reads may be kept, and read from positions earlier pages taught (src/store/offset-seeks.ts):
+      // whatever was read before, under any sort with nulls and ties, the rows must be the plain OFFSET's.
+      const made: StoredRecord[] = [];
+      await store.transaction(async (tx) => {
+        for (let i = 0; i < 37; i++) {
+          const r = thing({
+            label: i % 5 === 0 ? null : `s${i % 4}`,
+            count: 5000 + (i % 6),
+            at: i % 7 === 0 ? null : new Date(Date.UTC(2026, 1, 1 + (i % 9))).toISOString(),
+            price: i % 8 === 0 ? null : { amount: 100 * (i % 3), currency: 'EUR' },
+          });
+          made.push(r);
+          await tx.insert('contract-things', r);
+        }
+      });
+      const where = [
+        { path: 'count', op: 'gte' as const, value: 5000 },
+        { path: 'count', op: 'lt' as const, value: 5100 },
+      ];
+      const orders = [
+        [{ path: 'id', desc: false }],
+        [{ path: 'id', desc: true }],
+        [
+          { path: 'label', desc: false },
+          { path: 'id', desc: false },
+        ],
+        [
+          { path: 'label', desc: true },
+          { path: 'id', desc: false },
+        ],
+        [
+          { path: 'count', desc: true },
+          { path: 'at', desc: false },
+          { path: 'id', desc: false },
+        ],
+        [
+          { path: 'price.amount', desc: false },
+          { path: 'id', desc: true },
+        ],
+      ];
+      const check = async (round: string): Promise<number> => {
+        let compared = 0;
+        for (const [o, orderBy] of orders.entries()) {
+          const limit = 3 + (o % 4);
+          // Every offset from 0 to past the end, in a scrambled order, each twice (a page read again may be kept).
+          const offsets = Array.from({ length: 42 }, (_, i) => (i * 17 + o) % 42);
+          for (const offset of [...offsets, ...offsets.reverse()]) {
+            const query = { where, orderBy, limit, offset, withTotal: true };
+            const shared = await store.list('contract-things', { ...query, shared: true });
+            const plain = await store.list('contract-things', query);
+            assert.deepEqual(
+              shared.rows.map((r) => r.id),
+              plain.rows.map((r) => r.id),
+              `${round}: ${JSON.stringify(orderBy)} offset ${offset}`,
+            );
+            assert.equal(shared.total, plain.total);
+            compared++;
+          }
+        }
+        return compared;
+      };
+      assert.equal(await check('first reads'), orders.length * 84);
+      // Writes in the middle of every order: positions learnt before them must not be used after.
+      await store.transaction(async (tx) => {
+        await tx.insert('contract-things', thing({ label: 's1', count: 5003, at: null, price: { amount: 100, currency: 'EUR' } }));
+        await tx.delete('contract-things', made[11]!.id);
+        await tx.update('contract-things', { ...made[20]!, version: 2, label: null, count: 5099 });
+      });
+      await check('after writes');
+    });
+
     describe('full-text search', () => {
       const docs: StoredRecord[] = [];
       before(async () => {
