@@ -33,6 +33,7 @@ interface Member {
  */
 export class GroupCommit {
   private readonly queue: Member[] = [];
+
   private draining = false;
   private scheduled = false;
 
@@ -41,7 +42,11 @@ export class GroupCommit {
     private readonly hooks: GroupHooks,
     /** Runs a group with the store's write lock held (the same lock plain reads look at). */
     private readonly exclusive: (body: () => Promise<void>) => Promise<void>,
-    /** Called once per successful COMMIT, before any member is answered. */
+    /**
+     * Called after a COMMIT that changed rows, before any member is answered. A transaction that changed
+     * nothing (the embedded worker's polls find no work once a second) moves nothing: the caches stamped by
+     * commits stay valid.
+     */
     private readonly committed: () => void,
     private readonly maxMembers = 64,
   ) {}
@@ -86,6 +91,9 @@ export class GroupCommit {
 
   private async runGroup(group: Member[]): Promise<void> {
     const { conn, hooks } = this;
+    // Rows this connection inserted, updated or deleted so far, triggers included (https://sqlite.org/lang_corefunc.html#total_changes):
+    // compared after the COMMIT. A member undone by its savepoint still counts, which only empties caches needlessly.
+    const changesBefore = this.changes();
     try {
       conn.stmt('BEGIN IMMEDIATE').run();
     } catch (err) {
@@ -126,8 +134,12 @@ export class GroupCommit {
       return;
     }
     hooks.commit();
-    this.committed();
+    if (this.changes() !== changesBefore) this.committed();
     for (const d of done) d.member.resolve(d.value);
+  }
+
+  private changes(): number {
+    return Number(this.conn.stmt('SELECT total_changes()').pluck().get());
   }
 
   /** Ends what is left of the transaction and refuses `members` with `err`: none of their work is kept. */

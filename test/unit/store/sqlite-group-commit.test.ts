@@ -87,6 +87,20 @@ describe('SQLite group commit', () => {
     other.close();
   });
 
+  it('a group that changed no row moves no change stamp (the worker polls once a second and mostly finds nothing); the next that writes does', async () => {
+    const { db, group, commits } = setUp();
+    await group.run(async () => db.prepare('SELECT COUNT(*) FROM t').get());
+    await Promise.all([group.run(async () => db.prepare('SELECT 1').get()), group.run(async () => db.prepare('UPDATE t SET k = k WHERE k = ?').run('none'))]);
+    assert.equal(commits(), 0);
+    await group.run(async () => db.prepare('INSERT INTO t (k) VALUES (?)').run('one'));
+    assert.equal(commits(), 1);
+    await group.run(async () => db.prepare('SELECT k FROM t').all());
+    assert.equal(commits(), 1);
+    await group.run(async () => db.prepare('DELETE FROM t WHERE k = ?').run('one'));
+    assert.equal(commits(), 2);
+    db.close();
+  });
+
   it('a member that throws is rolled back to its savepoint alone: its caller gets its error, the others commit, its pending rows are undone', async () => {
     const { db, other, group, hooks } = setUp();
     const first = group.run(async () => {
