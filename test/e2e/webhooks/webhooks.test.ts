@@ -60,9 +60,9 @@ for (const store of STORES) {
     const api = (method: string, path: string, body?: unknown) => call(canon.url, method, path, body);
 
     /** Registers an endpoint on a fresh receiver path answering as `answer` says; it is disabled again after its test. */
-    const endpoint = async (answer: (n: number) => Answer, events: string[] = ['product.*']): Promise<Endpoint> => {
+    const endpoint = async (answer: (n: number) => Answer, events: string[] = ['product.*'], extra: Json = {}): Promise<Endpoint> => {
       const path = `/hooks/${randomUUID()}`;
-      const res = await api('POST', '/v2/webhook-endpoints', { url: receiver.url(path), events, description: 'e2e receiver' });
+      const res = await api('POST', '/v2/webhook-endpoints', { url: receiver.url(path), events, description: 'e2e receiver', ...extra });
       assert.equal(res.status, 201, res.text);
       assert.match(res.body.secret, /^whsec_[A-Za-z0-9+/]+={0,2}$/);
       receiver.route(path, { secrets: [res.body.secret], answer });
@@ -123,6 +123,37 @@ for (const store of STORES) {
         }
       } finally {
         await retire(ep);
+      }
+    });
+
+    it('an endpoint pinned to v1 receives the v1 payload, api_version naming it; a current endpoint receives the same event in v2', async () => {
+      const pinned = await endpoint(() => 200, ['product.created'], { api_version: '2025-01-15' });
+      const current = await endpoint(() => 200, ['product.created']);
+      try {
+        assert.equal(pinned.created.api_version, '2025-01-15');
+        const made = await product('Pinned widget');
+        await delivery(pinned, (d) => d.status === 'succeeded', 'the v1 delivery to succeed');
+        await delivery(current, (d) => d.status === 'succeeded', 'the v2 delivery to succeed');
+        const [v1] = receiver.to(pinned.path);
+        const [v2] = receiver.to(current.path);
+        const old = new Webhook(pinned.secret).verify(v1!.body, v1!.headers as Record<string, string>) as Json;
+        const now = new Webhook(current.secret).verify(v2!.body, v2!.headers as Record<string, string>) as Json;
+        assert.equal(old.id, now.id, 'one event, rendered twice');
+        assert.equal(old.api_version, '2025-01-15');
+        assert.equal(now.api_version, '2026-03-01');
+        assert.equal(old.data.object.id, made.id);
+        assert.equal(old.data.object.price_cents, 1250);
+        assert.equal(old.data.object.currency, 'EUR');
+        assert.equal('price' in old.data.object, false);
+        assert.deepEqual(now.data.object.price, { amount: 1250, currency: 'EUR' });
+        assert.equal('price_cents' in now.data.object, false);
+        // An api_version the server does not serve is refused when the endpoint is made.
+        const bad = await api('POST', '/v2/webhook-endpoints', { url: receiver.url('/hooks/never'), events: ['*'], api_version: '2020-01-01' });
+        assert.equal(bad.status, 422, bad.text);
+        assert.equal(bad.body.error.details[0].field, 'api_version');
+      } finally {
+        await retire(pinned);
+        await retire(current);
       }
     });
 
