@@ -39,6 +39,11 @@ export class OffsetSeeks {
   constructor(
     /** Positions kept in all; when full, everything is forgotten (it is learnt again from the next pages). */
     private readonly maxPositions = 20_000,
+    /**
+     * Walks kept in all, the same way: a walk's key holds its filter values, which a client chooses (up to the
+     * URL's length), so their number is bounded apart from the positions.
+     */
+    private readonly maxWalks = 1_000,
   ) {}
 
   clear(): void {
@@ -73,6 +78,7 @@ export class OffsetSeeks {
     const position = (query.offset ?? 0) + result.rows.length - 1;
     let w = this.walks.get(walk);
     if (w === undefined) {
+      if (this.walks.size >= this.maxWalks) this.clear();
       w = { positions: [], keys: [] };
       this.walks.set(walk, w);
     }

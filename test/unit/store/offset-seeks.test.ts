@@ -74,3 +74,14 @@ it('forgets everything when the bound is reached, and learns again from the next
   assert.equal(seeks.size, 0);
   assert.deepEqual(seeks.from(walk, query(120)), query(120));
 });
+
+it('holds at most 1,000 walks (their keys hold filter values a client chooses): the next one forgets them all', () => {
+  const seeks = new OffsetSeeks(20_000, 1_000);
+  const walkOf = (i: number) => seeks.walkOf('products', { ...query(0), where: [{ path: 'name', op: 'eq', value: `n${i}` }] })!;
+  for (let i = 0; i < 1_000; i++) seeks.learn(walkOf(i), query(0), page(0, 20));
+  assert.equal(seeks.size, 1_000);
+  assert.deepEqual(seeks.from(walkOf(0), query(20)).after, [1000 - 19, 'l19', 'id-0019']);
+  seeks.learn(walkOf(1_000), query(0), page(0, 20));
+  assert.equal(seeks.size, 1);
+  assert.deepEqual(seeks.from(walkOf(0), query(20)), query(20), 'the first walk was forgotten');
+});
