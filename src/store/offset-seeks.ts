@@ -76,21 +76,13 @@ export class OffsetSeeks {
     const last = result.rows[result.rows.length - 1];
     if (last === undefined) return;
     const position = (query.offset ?? 0) + result.rows.length - 1;
+    const known = this.walks.get(walk);
+    if (known !== undefined && known.positions[below(known.positions, position)] === position) return;
+    // Past either bound everything is forgotten, this walk's positions too.
+    if (this.held >= this.maxPositions || (known === undefined && this.walks.size >= this.maxWalks)) this.clear();
     let w = this.walks.get(walk);
-    if (w === undefined) {
-      if (this.walks.size >= this.maxWalks) this.clear();
-      w = { positions: [], keys: [] };
-      this.walks.set(walk, w);
-    }
-    let at = below(w.positions, position);
-    if (w.positions[at] === position) return;
-    if (this.held >= this.maxPositions) {
-      this.clear();
-      this.walks.set(walk, w);
-      w.positions.length = 0;
-      w.keys.length = 0;
-      at = 0;
-    }
+    if (w === undefined) this.walks.set(walk, (w = { positions: [], keys: [] }));
+    const at = below(w.positions, position);
     w.positions.splice(at, 0, position);
     w.keys.splice(
       at,

@@ -33,7 +33,6 @@ interface Member {
  */
 export class GroupCommit {
   private readonly queue: Member[] = [];
-
   private draining = false;
   private scheduled = false;
 
