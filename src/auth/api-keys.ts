@@ -24,6 +24,15 @@ export async function principalForApiKey(store: CredentialReader, usersResource:
   return principal;
 }
 
+/**
+ * The principal a presented key is cached as at the store's current credentials epoch, when that epoch is known
+ * without waiting (a number); undefined when only principalForApiKey can tell. Only keys found once are cached.
+ */
+export function cachedPrincipalForApiKey(store: CredentialReader, secret: string, cache: CredentialCache<Principal>): Principal | undefined {
+  const epoch = store.credentialEpoch();
+  return typeof epoch === 'number' ? cache.get(secret, epoch) : undefined;
+}
+
 async function lookup(store: Reader, usersResource: string, hash: string): Promise<Principal | null> {
   const key = await store.findOne(API_KEYS, [{ path: 'key_hash', op: 'eq', value: hash }]);
   if (!key) return null;

@@ -39,7 +39,7 @@ export type { HttpDeps } from './deps.js';
 declare module 'fastify' {
   interface FastifyInstance {
     /** How many requests the lean GET path answered (src/http/fast-reads.ts). */
-    fastReads: { served: number; declined: Record<string, string> };
+    fastReads: { served: number; immediate: number; declined: Record<string, string> };
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
     servedRoutes: ReadonlyArray<{ method: string; url: string }>;
   }

@@ -30,10 +30,15 @@ export async function ownerOf(model: CompiledModel, resource: CompiledResource, 
 }
 
 export async function owns(model: CompiledModel, resource: CompiledResource, record: StoredRecord, principal: Principal, reader: Reader): Promise<boolean> {
-  if (principal.userId === null) return false;
-  const direct = ownsDirectly(resource, record, principal);
-  if (direct !== null) return direct;
+  const known = ownsKnown(resource, record, principal);
+  if (known !== null) return known;
   return (await ownerOf(model, resource, record, reader)) === principal.userId;
+}
+
+/** Whether the principal owns `record`, when the record alone decides it; null when ownership goes through a parent that must be read. */
+export function ownsKnown(resource: CompiledResource, record: StoredRecord, principal: Principal): boolean | null {
+  if (principal.userId === null) return false;
+  return ownsDirectly(resource, record, principal);
 }
 
 /**

@@ -211,6 +211,12 @@ export interface Store extends Reader {
    */
   credentialEpoch(): number | Promise<number>;
   /**
+   * The record `get` would answer, when the adapter holds it in memory and nothing has changed since it was read
+   * (the same validity as `get`'s cache); undefined when only `get` can tell (not held, or a transaction must end
+   * first). Lets a hot read finish without a promise (src/http/fast-reads.ts). Adapters without a read cache omit it.
+   */
+  cachedRecord?(resource: string, id: string): StoredRecord | undefined;
+  /**
    * The value named `key` that every process of the deployment shares: `candidate` if none was stored yet
    * (then stored), else the stored one. Used for the generated development secret.
    */

@@ -199,12 +199,22 @@ export class SqliteStore implements Store {
   /** Reads by id are the hottest path (every GET of an object, ownership checks): cached until the next commit. */
   get(resource: string, id: string): Promise<StoredRecord | null> {
     return this.read(async (o) => {
-      this.records.validate(this.changeStamp());
-      const cached = this.records.get(resource, id);
+      const cached = this.currentRecord(resource, id);
       if (cached) return cached;
       const record = await o.get(resource, id);
       return record ? this.records.set(resource, id, record) : null;
     });
+  }
+
+  /** As `get` reads its cache; in memory, a transaction in progress must end first (see read), so nothing is answered then. */
+  cachedRecord(resource: string, id: string): StoredRecord | undefined {
+    if (this.memory && this.mutex.locked) return undefined;
+    return this.currentRecord(resource, id);
+  }
+
+  private currentRecord(resource: string, id: string): StoredRecord | undefined {
+    this.records.validate(this.changeStamp());
+    return this.records.get(resource, id);
   }
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {

@@ -44,19 +44,26 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       await server.close();
     });
 
-    /** Sends the request both ways; returns the socket's answer and whether the lean path served it. */
-    async function both(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ res: Response; lean: boolean }> {
+    /**
+     * Sends the request both ways; returns the socket's answer, whether the lean path served it, and whether it did
+     * so within the call that received the request (a cached key and record: no promise on the way).
+     */
+    async function both(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ res: Response; lean: boolean; immediate: boolean }> {
       const before = server.app.fastReads.served;
+      const immediateBefore = server.app.fastReads.immediate;
       const res = await viaSocket(server, path, headers, method);
       const lean = server.app.fastReads.served === before + 1;
+      const immediate = server.app.fastReads.immediate === immediateBefore + 1;
       const reference = await viaFastify(server, path, headers, method);
       assert.deepEqual(stable(res), stable(reference), `${method} ${path} ${JSON.stringify(headers)}`);
       assert.ok(res.headers['x-request-id'], 'X-Request-Id missing');
       if (res.body?.error) assert.equal(res.body.error.request_id, res.headers['x-request-id']);
-      return { res, lean };
+      return { res, lean, immediate };
     }
 
     const admin = { 'x-api-key': ADMIN_KEY };
+    /** SQLite keeps records read since the last commit in memory (Store.cachedRecord); PostgreSQL asks the database every time. */
+    const held = !mode.includes('postgres');
 
     it('200 with ETag, Last-Modified, Cache-Control, rate-limit headers and links, served by the lean path', async () => {
       const { res, lean } = await both(`/v2/products/${product.id}`, admin);
@@ -66,6 +73,36 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       assert.match(res.headers.etag!, /^"\d+-v2/);
       assert.ok(res.headers['x-ratelimit-limit']);
       assert.equal(res.headers['content-length'], String(Buffer.byteLength(res.text)));
+    });
+
+    it('a warm read (key and record in memory) is answered at once, with the same status, headers and body', async () => {
+      const p = await createProduct(server, { name: 'Warm read' });
+      // The create's commit emptied the read cache: the first read waits for the store, and fills it.
+      const cold = await both(`/v2/products/${p.id}`, admin);
+      assert.equal(cold.res.status, 200);
+      assert.deepEqual([cold.lean, cold.immediate], [true, false]);
+      const warm = await both(`/v2/products/${p.id}`, admin);
+      assert.deepEqual([warm.lean, warm.immediate], [true, held]);
+      assert.equal(warm.res.text, cold.res.text);
+      assert.equal(warm.res.headers.etag, cold.res.headers.etag);
+      const conditional = await both(`/v2/products/${p.id}`, { ...admin, 'if-none-match': warm.res.headers.etag! });
+      assert.deepEqual([conditional.res.status, conditional.immediate], [304, held]);
+      // A key read for the first time waits for its look-up; from then on it is known.
+      const created = await server.request('POST', '/v2/api-keys', { body: { name: 'warm reader' } });
+      assert.equal(created.status, 201);
+      const fresh = { 'x-api-key': created.body.key as string };
+      assert.deepEqual([(await both(`/v2/products/${p.id}`, fresh)).immediate, (await both(`/v2/products/${p.id}`, fresh)).immediate], [false, held]);
+    });
+
+    it('a key revoked after it was cached is refused by the very next read, which goes to Fastify', async () => {
+      const p = await createProduct(server, { name: 'Revocation' });
+      const created = await server.request('POST', '/v2/api-keys', { body: { name: 'short-lived' } });
+      const key = { 'x-api-key': created.body.key as string };
+      await both(`/v2/products/${p.id}`, key);
+      assert.equal((await both(`/v2/products/${p.id}`, key)).immediate, held);
+      assert.equal((await server.request('DELETE', `/v2/api-keys/${created.body.id}`)).status, 204);
+      const refused = await both(`/v2/products/${p.id}`, key);
+      assert.deepEqual([refused.res.status, refused.res.body.error.code, refused.lean, refused.immediate], [401, 'UNAUTHENTICATED', false, false]);
     });
 
     it('an upper-case id reads the same object', async () => {
@@ -100,6 +137,11 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       const own = await both(`/v2/orders/${ownOrder}`, { 'x-api-key': customer.key });
       assert.equal(own.res.status, 200);
       assert.equal(own.lean, true);
+      // Again, now that both orders are in the read cache: the same answers, given at once.
+      const hiddenAgain = await both(`/v2/orders/${othersOrder}`, { 'x-api-key': customer.key });
+      assert.deepEqual([hiddenAgain.res.status, hiddenAgain.res.body.error.code, hiddenAgain.immediate], [404, 'NOT_FOUND', held]);
+      const ownAgain = await both(`/v2/orders/${ownOrder}`, { 'x-api-key': customer.key });
+      assert.deepEqual([ownAgain.res.status, ownAgain.res.text, ownAgain.immediate], [200, own.res.text, held]);
     });
 
     it('an unknown id is 404 NOT_FOUND in the error body', async () => {
