@@ -112,3 +112,28 @@ it('keeps a shared page the second time it is read under one stamp, not the firs
   assert.equal(reads, 4);
   assert.deepEqual(cache.size, { pages: 1, rows: 20 });
 });
+
+it('a walk cycling over more pages than the cache can hold keeps none of them; a shorter one is kept on its second round', async () => {
+  const walk = async (cache: ListCache, pages: number, rounds: number, rows = 20): Promise<number> => {
+    let reads = 0;
+    const read = async (): Promise<ListResult> => {
+      reads++;
+      return page(rows);
+    };
+    for (let round = 0; round < rounds; round++) for (let i = 0; i < pages; i++) await cache.through('products', query(rows, i * rows), 1, read);
+    return reads;
+  };
+  // 100 rows fit: six 20-row pages do not, so the pages read once are forgotten before they come round again.
+  const long = new ListCache(1_000, 100);
+  assert.equal(await walk(long, 6, 3), 18);
+  assert.deepEqual(long.size, { pages: 0, rows: 0 });
+  // Five pages fit: kept on the second round, served from the cache on the third.
+  const short = new ListCache(1_000, 100);
+  assert.equal(await walk(short, 5, 3), 10);
+  assert.deepEqual(short.size, { pages: 5, rows: 100 });
+  // The page bound counts too: three pages fit, four one-row pages do not.
+  const few = new ListCache(3, 10_000);
+  assert.equal(await walk(few, 4, 3, 1), 12);
+  assert.deepEqual(few.size, { pages: 0, rows: 0 });
+  assert.equal(await walk(new ListCache(3, 10_000), 3, 3, 1), 6);
+});
