@@ -19,6 +19,9 @@
 // repeat starts the servers afresh and, request by request, measures Canon and Platformatic one after the other
 // (Canon first on odd repeats, Platformatic first on even ones). The client is `wrk -t1 -c64` pinned with taskset
 // when wrk is on PATH (autocannon's own core saturates near Canon's GET-by-id rate), else autocannon in this process.
+// GET by id against the bare server is measured a second time in alternating slices (Canon, bare, bare, Canon …; BENCH_BARE_SLICES
+// per server, default 6, each half BENCH_DURATION), whose ratio is the verdict for that target: a sequential pair of runs
+// compares two moments of a machine whose speed drifts by tens of percent within a minute.
 // Results go to bench/results/platformatic.json.
 //
 // Environment: as bench/get-by-id.mjs (BENCH_DURATION, BENCH_WARMUP, BENCH_QUIET_WAIT, BENCH_CPU_PROF), plus
@@ -471,12 +474,45 @@ async function runRepeat({ part, repeat, handles, kinds, id, pinned, dir }) {
       results[kind.key][who] = { ...r, check: l.check };
     }
   }
+  if (loads.bare && BARE_SLICES > 0 && CLIENT.kind === 'wrk') results.interleaved = await interleavedOverBare(handles, loads, { part, repeat, pinned, dir });
   return results;
+}
+
+/** Slices per server of the interleaved GET-by-id comparison (BENCH_BARE_SLICES), each half the measured duration. */
+const BARE_SLICES = intFromEnv('BENCH_BARE_SLICES', 6, 0, 50);
+
+/**
+ * GET by id on Canon and on the bare node:http server in alternating slices (A B B A A B …), requests and time summed
+ * per server: the sequential runs above compare two 5-second windows, and on this shared machine one server's rate
+ * moved by half between windows a minute apart (docs/BENCHMARKS.md), more than the 0.6× target can be told from.
+ * Every slice must be free of errors and non-2xx answers.
+ */
+async function interleavedOverBare(handles, loads, { part, repeat, pinned, dir }) {
+  const seconds = Math.max(1, Math.round(settings.duration / 2));
+  const acc = { canon: { requests: 0, seconds: 0, slices: [] }, bare: { requests: 0, seconds: 0, slices: [] } };
+  for (let i = 0; i < BARE_SLICES * 2; i++) {
+    const pair = Math.floor(i / 2);
+    const who = ((i % 2) ^ (pair % 2)) === 0 ? 'canon' : 'bare';
+    const w = await runWrk(loads[who].byId, seconds, { pinned, dir });
+    const failed = w.status + w.timeout + w.connect + w.read + w.write;
+    if (failed > 0) throw new Error(`${part} r${repeat}: interleaved GET by id on ${who}: ${failed} failed or non-2xx requests`);
+    assertAlive(handles[who].server, 'during the interleaved slices');
+    acc[who].requests += w.requests;
+    acc[who].seconds += w.seconds;
+    acc[who].slices.push(Math.round(w.perSecond));
+  }
+  const rate = (who) => acc[who].requests / acc[who].seconds;
+  console.log(
+    `bench: ${part} r${repeat}: GET by id interleaved, ${BARE_SLICES} slices of ${seconds} s each: Canon ${fmt(rate('canon'))} req/s (${acc.canon.slices.map((x) => fmt(x)).join(', ')}), bare ${fmt(rate('bare'))} req/s (${acc.bare.slices.map((x) => fmt(x)).join(', ')})`,
+  );
+  return { canon: rate('canon'), bare: rate('bare'), slices: { canon: acc.canon.slices, bare: acc.bare.slices }, ratio: rate('canon') / rate('bare') };
 }
 
 function ratiosOf(results) {
   const ratios = {};
+  if (results.interleaved) ratios.byIdOverBareInterleaved = results.interleaved.ratio;
   for (const [kind, r] of Object.entries(results)) {
+    if (kind === 'interleaved') continue;
     ratios[kind] = r.canon.requestsPerSecond.average / r.platformatic.requestsPerSecond.average;
     if (r.bare) ratios.byIdOverBare = r.canon.requestsPerSecond.average / r.bare.requestsPerSecond.average;
     if (r.canonNormal) ratios.createNormal = r.canonNormal.requestsPerSecond.average / r.platformatic.requestsPerSecond.average;
@@ -610,7 +646,7 @@ function table(header, rows) {
 
 /** Medians over the repeats of each ratio, and the figures behind them. */
 function summarise(part) {
-  const kinds = Object.keys(part.repeats[0].results);
+  const kinds = Object.keys(part.repeats[0].results).filter((k) => k !== 'interleaved');
   const medians = {};
   for (const key of Object.keys(part.repeats[0].ratios)) medians[key] = median(part.repeats.map((r) => r.ratios[key]));
   const cpu = (kind, who) => median(part.repeats.map((r) => r.results[kind][who]?.serverCpuMicrosPerRequest).filter((x) => typeof x === 'number'));
@@ -639,6 +675,16 @@ function summarise(part) {
       `${fmt(medians.byIdOverBare, 2)}x`,
       `>= ${TARGETS.byIdOverBare}x`,
       fmt(cpu('byId', 'bare'), 1),
+    ]);
+  }
+  if (medians.byIdOverBareInterleaved !== undefined) {
+    extra.push([
+      'the same, interleaved slices (the verdict)',
+      part.repeats.map((r) => fmt(r.results.interleaved.bare)).join(' / '),
+      part.repeats.map((r) => `${fmt(r.ratios.byIdOverBareInterleaved, 2)}x`).join(' / '),
+      `${fmt(medians.byIdOverBareInterleaved, 2)}x`,
+      `>= ${TARGETS.byIdOverBare}x`,
+      '',
     ]);
   }
   if (medians.createNormal !== undefined) {
@@ -672,7 +718,13 @@ async function main() {
   for (const part of PARTS) parts[part] = part === 'sqlite' ? await sqlitePart({ pinning, install }) : await pgPart({ pinning, install });
 
   const source = sourceVersion();
-  const rows = Object.values(parts).flatMap((p) => p.repeats.flatMap((r) => Object.values(r.results).flatMap((byWho) => Object.values(byWho))));
+  const rows = Object.values(parts).flatMap((p) =>
+    p.repeats.flatMap((r) =>
+      Object.entries(r.results)
+        .filter(([kind]) => kind !== 'interleaved')
+        .flatMap(([, byWho]) => Object.values(byWho)),
+    ),
+  );
   const problems = [...rows.flatMap(problemsOfRun), ...sourceProblems(source)];
   console.log('');
   printTable(rows, { extraCpu: PARTS.includes('pg') ? 'database' : undefined });

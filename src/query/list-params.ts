@@ -20,7 +20,11 @@ export interface ListPlan {
   search?: string;
   fields?: string[];
   page: PageRequest;
-  /** Identifies the filters, sort and search, so a cursor is only accepted for the list it was made for. */
+  /**
+   * Identifies the filters, sort and search, so a cursor is only accepted for the list it was made for. Only the
+   * styles with cursors or page tokens have one (a digest per parsed query: worth skipping where nothing uses it);
+   * for the others it is empty.
+   */
   shape: string;
 }
 
@@ -77,7 +81,7 @@ function parseSearch(details: ErrorDetail[], r: CompiledResource, raw: string | 
   return raw;
 }
 
-function parsePage(details: ErrorDetail[], query: QueryInput, orderBy: SortKey[], shape: string, secret: string): PageRequest {
+function parsePage(details: ErrorDetail[], query: QueryInput, orderBy: SortKey[], shape: () => string, secret: string): PageRequest {
   const present = new Set(Object.keys(query).filter((k) => PAGINATION_PARAMS.has(k) && query[k] !== undefined));
   const get = (name: string): string | undefined => single(details, name, query[name]);
   const style = detectStyle(present, details);
@@ -102,13 +106,13 @@ function parsePage(details: ErrorDetail[], query: QueryInput, orderBy: SortKey[]
     case 'token': {
       const limit = parseCount(details, 'page_size', get('page_size'), DEFAULT_LIMIT, 1, MAX_LIMIT);
       const token = get('page_token');
-      const after = token === undefined ? undefined : decodePosition(details, 'page_token', 'token', token, shape, orderBy.length, secret);
+      const after = token === undefined ? undefined : decodePosition(details, 'page_token', 'token', token, shape(), orderBy.length, secret);
       return after ? { style, limit, after } : { style, limit };
     }
     case 'cursor': {
       const limit = parseCount(details, 'limit', get('limit'), DEFAULT_LIMIT, 1, MAX_LIMIT);
       const cursor = get('cursor');
-      const after = cursor === undefined ? undefined : decodePosition(details, 'cursor', 'cursor', cursor, shape, orderBy.length, secret);
+      const after = cursor === undefined ? undefined : decodePosition(details, 'cursor', 'cursor', cursor, shape(), orderBy.length, secret);
       return after ? { style, limit, after } : { style, limit };
     }
   }
@@ -134,10 +138,12 @@ export function parseListParams(r: CompiledResource, query: QueryInput, secret: 
   const search = parseSearch(details, r, single(details, 'q', query.q));
   const orderBy = parseSort(details, r, single(details, 'sort', query.sort), search !== undefined);
   const fields = parseFields(details, r, rendered, single(details, 'fields', query.fields));
-  const shape = shapeOf(scope, where, orderBy, search);
-  const page = parsePage(details, query, orderBy, shape, secret);
+  let shape: string | undefined;
+  const shapeNow = (): string => (shape ??= shapeOf(scope, where, orderBy, search));
+  const page = parsePage(details, query, orderBy, shapeNow, secret);
   if (details.length) throw new AppError('INVALID_QUERY', 'The query parameters are invalid.', { details });
-  return { where, orderBy, ...(search !== undefined ? { search } : {}), ...(fields ? { fields } : {}), page, shape };
+  if (page.style === 'cursor' || page.style === 'token') shapeNow();
+  return { where, orderBy, ...(search !== undefined ? { search } : {}), ...(fields ? { fields } : {}), page, shape: shape ?? '' };
 }
 
 function shapeOf(scope: string, where: Condition[], orderBy: SortKey[], search: string | undefined): string {
