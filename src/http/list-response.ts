@@ -5,6 +5,7 @@ import type { ApiVersion } from '../model/versions.js';
 import type { QueryInput } from '../query/list-params.js';
 import { planFor } from './list-plans.js';
 import type { Ctx, ParentRef } from '../services/resource-service.js';
+import type { Page } from '../services/list-pages.js';
 import type { HttpDeps } from './deps.js';
 import { etagOf, pageEtagOf } from './conditional.js';
 import { itemJson } from './object-body.js';
@@ -24,6 +25,21 @@ export interface ListBody {
   etag: string;
 }
 
+/** A rendered page and the page's own part of the Link header (next, prev), when it has one. */
+interface Rendered extends ListBody {
+  link: string | undefined;
+}
+
+/**
+ * Renderings of shared store results (a page the list cache keeps, frozen, until the data changes), by everything
+ * else the text depends on: the API version, the collection (scope), the URL as sent (self, next and prev, the
+ * plan), whether the caller may create, and each row's id and ETag (the ETag names the record's version, the links
+ * this caller may follow and the API version). Equal keys on one result mean equal bytes. At most a few per result:
+ * callers with other links or URLs for the same rows make their own.
+ */
+const renderings = new WeakMap<object, Map<string, Rendered>>();
+const RENDERINGS_PER_RESULT = 8;
+
 export async function renderList(
   deps: HttpDeps,
   version: ApiVersion,
@@ -39,9 +55,37 @@ export async function renderList(
   const at = request.url.indexOf('?');
   const plan = planFor(version, r, scope, at < 0 ? '' : request.url.slice(at), request.query as QueryInput, deps.secret);
   const page = await deps.pages.page(ctx, r.name, plan, parent);
-  const p = plan.page;
   // As the client sent it: under the query strategy its `version=` stays in next and prev (src/http/version-selection.ts).
   const self = request.originalUrl;
+  const etags: string[] = new Array<string>(page.rows.length);
+  let validators = '';
+  for (let i = 0; i < page.rows.length; i++) {
+    const loaded = page.rows[i]!;
+    etags[i] = etagOf(loaded.record, loaded.access, version.name);
+    validators += `${loaded.record.id}${etags[i]},`;
+  }
+  const key = page.shared === undefined ? undefined : `${version.name}\n${scope}\n${self}\n${canCreate ? 'c' : '-'}\n${validators}`;
+  let rendered = key === undefined ? undefined : renderings.get(page.shared!)?.get(key);
+  if (rendered === undefined) {
+    rendered = renderPage(version, r, page, self, canCreate, etags, validators);
+    if (key !== undefined) {
+      let byKey = renderings.get(page.shared!);
+      if (byKey === undefined) renderings.set(page.shared!, (byKey = new Map()));
+      if (byKey.size < RENDERINGS_PER_RESULT) byKey.set(key, rendered);
+    }
+  }
+  if (rendered.link !== undefined) {
+    // A deprecated version's Link (rel="deprecation") is already there: pages add theirs beside it (RFC 8288 §3).
+    const existing = reply.getHeader('link');
+    reply.header('link', existing ? `${String(existing)}, ${rendered.link}` : rendered.link);
+  }
+  return { json: rendered.json, etag: rendered.etag };
+}
+
+/** The page's text, validator and Link header part; `etags` and `validators` as renderList computed them per row. */
+function renderPage(version: ApiVersion, r: CompiledResource, page: Page, self: string, canCreate: boolean, etags: readonly string[], validators: string): Rendered {
+  const { plan } = page;
+  const p = plan.page;
   const next = page.next ? withParams(self, page.next) : undefined;
   const prev = page.prev ? withParams(self, page.prev) : undefined;
   // Everything but `data`, in the order the page shows it (data, then pagination, then links).
@@ -73,11 +117,6 @@ export async function renderList(
     links.push({ rel: 'prev', href: prev, method: 'GET' });
     header.push(`<${prev}>; rel="prev"`);
   }
-  if (header.length) {
-    // A deprecated version's Link (rel="deprecation") is already there: pages add theirs beside it (RFC 8288 §3).
-    const existing = reply.getHeader('link');
-    reply.header('link', existing ? `${String(existing)}, ${header.join(', ')}` : header.join(', '));
-  }
   if (canCreate) links.push({ rel: 'create', href: self.split('?')[0]!, method: 'POST' });
   body.links = links;
   // Items are joined as rendered texts (src/http/object-body.ts): the same bytes JSON.stringify of the whole page
@@ -87,12 +126,10 @@ export async function renderList(
   // the URL asks for; the rest is the envelope itself. A quarter of the input of hashing the page.
   const envelope = JSON.stringify(body);
   let items = '';
-  let validators = '';
-  for (let i = 0; i < page.rows.length; i++) {
-    const loaded = page.rows[i]!;
-    const etag = etagOf(loaded.record, loaded.access, version.name);
-    items += (i === 0 ? '' : ',') + itemJson(version, r, loaded, etag, plan.fields);
-    validators += `${loaded.record.id}${etag},`;
-  }
-  return { json: `{"data":[${items}],${envelope.slice(1)}`, etag: pageEtagOf(`${envelope}\n${plan.fields?.join(',') ?? '*'}\n${validators}`) };
+  for (let i = 0; i < page.rows.length; i++) items += (i === 0 ? '' : ',') + itemJson(version, r, page.rows[i]!, etags[i]!, plan.fields);
+  return {
+    json: `{"data":[${items}],${envelope.slice(1)}`,
+    etag: pageEtagOf(`${envelope}\n${plan.fields?.join(',') ?? '*'}\n${validators}`),
+    link: header.length ? header.join(', ') : undefined,
+  };
 }

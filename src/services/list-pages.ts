@@ -16,6 +16,8 @@ export interface Page {
   /** The query parameters that ask for the next and the previous page, when there are such pages. */
   next?: Record<string, string>;
   prev?: Record<string, string>;
+  /** The store's shared result the rows come from (ResourceService.list), when it is shared. */
+  shared?: object;
 }
 
 /** The store query of a plan: one row more than the page for the keyset styles, a count for offset and page. */
@@ -67,7 +69,7 @@ export class ListPages {
     const hasMore = p.style === 'offset' || p.style === 'page' ? p.offset + p.limit < (result.total ?? 0) : result.rows.length > p.limit;
     const rows = result.rows.slice(0, p.limit);
     const last = rows[rows.length - 1];
-    const page: Page = { plan, rows, hasMore, position: null, ...(result.total !== undefined ? { total: result.total } : {}) };
+    const page: Page = { plan, rows, hasMore, position: null, ...(result.total !== undefined ? { total: result.total } : {}), ...(result.shared ? { shared: result.shared } : {}) };
     switch (p.style) {
       case 'cursor':
       case 'token':

@@ -166,7 +166,11 @@ export class ResourceService {
     return owned === null ? undefined : visible(ctx.principal, r, g, record, owned);
   }
 
-  async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; ranks?: number[]; total?: number }> {
+  /**
+   * `shared`: the store's result itself when the store shares it (a page its list cache keeps, frozen): the same
+   * object for every read until the data changes, so renderings of it may be memoised by it (src/http/list-response.ts).
+   */
+  async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; ranks?: number[]; total?: number; shared?: object }> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'read');
     const g = grantFor(ctx.principal, r.def.permissions.read);
@@ -188,7 +192,12 @@ export class ResourceService {
       const owned = !g.all ? true : matters ? await owns(this.model, r, record, ctx.principal, this.store) : false;
       rows.push({ record, access: accessFor(r, record, ctx.principal, owned) });
     }
-    return { rows, ...(result.ranks ? { ranks: result.ranks } : {}), ...(result.total !== undefined ? { total: result.total } : {}) };
+    return {
+      rows,
+      ...(result.ranks ? { ranks: result.ranks } : {}),
+      ...(result.total !== undefined ? { total: result.total } : {}),
+      ...(Object.isFrozen(result) ? { shared: result } : {}),
+    };
   }
 
   async create(ctx: Ctx, name: string, body: unknown, parent?: ParentRef, within?: Within<Created>): Promise<Created> {

@@ -101,6 +101,42 @@ for (const mode of MODES) {
       });
     }
 
+    it('pages read again and again (kept, and rendered once per caller) answer the text, ETag and Link of their first reading, each caller its own', async () => {
+      for (const c of CASES) {
+        const reads: Record<'admin' | 'customer', Array<{ status: number; text: string; etag: string | undefined; link: string | undefined }>> = { admin: [], customer: [] };
+        // Alternating callers on one URL: the list cache shares the rows, the renderings must stay apart.
+        for (let round = 0; round < 3; round++) {
+          for (const as of ['admin', 'customer'] as const) {
+            const res = await server.request('GET', c.path, as === 'customer' ? { key: customerKey } : {});
+            reads[as].push({ status: res.status, text: res.text, etag: res.headers.etag, link: res.headers.link });
+          }
+        }
+        for (const as of ['admin', 'customer'] as const) {
+          const [first, ...later] = reads[as];
+          for (const again of later) assert.deepEqual(again, first, `${c.path} as ${as}: a later reading differs from the first`);
+        }
+        // Products show an administrator edit and delete links a customer does not get.
+        if (c.path.startsWith('/v2/products') && c.whole) assert.notEqual(reads.admin[0]!.text, reads.customer[0]!.text, `${c.path}: both callers got one text`);
+      }
+    });
+
+    it('two callers of one role and the same rows, one owning a row: each keeps its own links on every reading', async () => {
+      const product = (await server.request('GET', '/v2/products?limit=1')).body.data[0];
+      const other = await createCustomer(server, `bodies-other-${mode.replace('/', '-')}@example.com`);
+      const review = await server.request('POST', '/v2/reviews', { key: customerKey, body: { item_id: product.id, rating: 4, title: 'Mine' } });
+      assert.equal(review.status, 201, review.text);
+      const path = `/v2/reviews?item_id=${product.id}&limit=5`;
+      const texts: Record<string, string[]> = { author: [], other: [] };
+      for (let round = 0; round < 3; round++) {
+        texts.author!.push((await server.request('GET', path, { key: customerKey })).text);
+        texts.other!.push((await server.request('GET', path, { key: other.key })).text);
+      }
+      for (const who of ['author', 'other']) for (const text of texts[who]!) assert.equal(text, texts[who]![0], `${who}: a later reading differs`);
+      const rels = (text: string): string[] => JSON.parse(text).data[0].links.map((l: { rel: string }) => l.rel);
+      assert.deepEqual(rels(texts.author![0]!), ['self', 'edit', 'delete']);
+      assert.deepEqual(rels(texts.other![0]!), ['self']);
+    });
+
     it('the same page read twice, and again after an unrelated write, is the same text; after a write to one of its rows it shows the write', async () => {
       const path = '/v2/products?sort=price.amount&limit=3';
       const a = await server.request('GET', path);
