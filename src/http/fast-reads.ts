@@ -12,7 +12,7 @@ import { verifiedCertificateSha256 } from './auth-hooks.js';
 import { OBJECT_CACHE_CONTROL } from './conditional.js';
 import { errorResponse, toAppError } from './error-body.js';
 import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
-import { readObject, readObjectNow, type ObjectRead } from './object-body.js';
+import { readObject, readObjectNow, type ObjectRead, type ObjectRequest } from './object-body.js';
 import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
 import { deprecatedOf, type Deprecated } from './version-headers.js';
@@ -161,11 +161,17 @@ export class FastReads {
       }
       // Counted as the Fastify route counts it: authenticated and within its limits.
       countVersion(deps, target.version, principal);
-      const inm = req.headers['if-none-match'];
-      const ims = req.headers['if-modified-since'];
-      const now = readObjectNow(deps.services, target.version, target.resource, principal, id, inm, ims);
+      const q: ObjectRequest = {
+        version: target.version,
+        resource: target.resource,
+        principal,
+        id,
+        ifNoneMatch: req.headers['if-none-match'],
+        ifModifiedSince: req.headers['if-modified-since'],
+      };
+      const now = readObjectNow(deps.services, q);
       if (now === undefined) {
-        readObject(deps.services, target.version, target.resource, principal, id, inm, ims).then(send).catch(fail);
+        readObject(deps.services, q).then(send).catch(fail);
         return;
       }
       send(now);

@@ -56,38 +56,32 @@ export interface ObjectRead extends ObjectBody {
   notModified: boolean;
 }
 
+/** A GET of one object: what it names, who asks, and its conditional headers. */
+export interface ObjectRequest {
+  version: ApiVersion;
+  resource: CompiledResource;
+  principal: Principal;
+  id: string;
+  ifNoneMatch: string | undefined;
+  ifModifiedSince: string | undefined;
+}
+
 /**
  * The one GET-by-id implementation, shared by the Fastify route and the lean read path
  * (src/http/fast-reads.ts): load what the principal may see, render it once, and apply
  * If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
  */
-export async function readObject(
-  services: ResourceService,
-  version: ApiVersion,
-  r: CompiledResource,
-  principal: Principal,
-  id: string,
-  ifNoneMatch: string | undefined,
-  ifModifiedSince: string | undefined,
-): Promise<ObjectRead> {
-  return objectRead(version, r, await services.get({ principal, format: 'json' }, r.name, id), ifNoneMatch, ifModifiedSince);
+export async function readObject(services: ResourceService, q: ObjectRequest): Promise<ObjectRead> {
+  return objectRead(q, await services.get({ principal: q.principal, format: 'json' }, q.resource.name, q.id));
 }
 
 /** `readObject` answered at once when the services can load the object without waiting (ResourceService.getNow); undefined otherwise. */
-export function readObjectNow(
-  services: ResourceService,
-  version: ApiVersion,
-  r: CompiledResource,
-  principal: Principal,
-  id: string,
-  ifNoneMatch: string | undefined,
-  ifModifiedSince: string | undefined,
-): ObjectRead | undefined {
-  const loaded = services.getNow({ principal, format: 'json' }, r.name, id);
-  return loaded && objectRead(version, r, loaded, ifNoneMatch, ifModifiedSince);
+export function readObjectNow(services: ResourceService, q: ObjectRequest): ObjectRead | undefined {
+  const loaded = services.getNow({ principal: q.principal, format: 'json' }, q.resource.name, q.id);
+  return loaded && objectRead(q, loaded);
 }
 
-function objectRead(version: ApiVersion, r: CompiledResource, loaded: Loaded, ifNoneMatch: string | undefined, ifModifiedSince: string | undefined): ObjectRead {
-  const body = objectBody(version, r, loaded);
-  return { etag: body.etag, lastModified: body.lastModified, json: body.json, notModified: notModified(ifNoneMatch, ifModifiedSince, body.etag, loaded.record) };
+function objectRead(q: ObjectRequest, loaded: Loaded): ObjectRead {
+  const body = objectBody(q.version, q.resource, loaded);
+  return { etag: body.etag, lastModified: body.lastModified, json: body.json, notModified: notModified(q.ifNoneMatch, q.ifModifiedSince, body.etag, loaded.record) };
 }

@@ -103,7 +103,14 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
         ...hooks,
         handler: async (req, reply) => {
           const request = req as Req;
-          const body = await readObject(deps.services, version, r, request.principal!, idParam(request), header(request, 'if-none-match'), header(request, 'if-modified-since'));
+          const body = await readObject(deps.services, {
+            version,
+            resource: r,
+            principal: request.principal!,
+            id: idParam(request),
+            ifNoneMatch: header(request, 'if-none-match'),
+            ifModifiedSince: header(request, 'if-modified-since'),
+          });
           reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
           if (body.notModified) return reply.code(304).send();
           return reply.code(200).type(JSON_CONTENT_TYPE).send(body.json);
