@@ -209,16 +209,18 @@ describe('expired idempotency records are purged on a schedule', () => {
 
   it('a record past its lifetime disappears without anyone calling purge; a live one stays', async () => {
     const tickets = watchTickets(server);
+    const store = server.runtime.store;
     try {
       assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-old') })).status, 201);
+      // Checked before the clock moves: until then the record is live and nothing may remove it. (Checked after,
+      // the scheduled purge, every second in real time, could already have run: a race CI once lost.)
+      assert.ok(await store.findIdempotency(tickets.scopeKeys[0]!), 'the record is stored');
       clock.advance(86_401);
       assert.equal((await server.request('POST', '/v2/products', { headers: { 'idempotency-key': randomUUID() }, body: product('purge-new') })).status, 201);
     } finally {
       tickets.restore();
     }
     const [oldKey, newKey] = tickets.scopeKeys as [string, string];
-    const store = server.runtime.store;
-    assert.ok(await store.findIdempotency(oldKey), 'the expired record is still stored before the purge');
     // The first purge comes within one interval (1 s here); wait at most 5 s.
     const deadline = Date.now() + 5000;
     while ((await store.findIdempotency(oldKey)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
