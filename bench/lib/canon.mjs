@@ -38,10 +38,13 @@ function canonEnv({ databaseUrl, adminKey, seed, rateLimit, extraEnv }) {
   return env;
 }
 
+/** BENCH_CANON_NODE_ARGS: extra Node flags for every Canon process (space-separated), for experiments such as V8 flags. */
+const EXTRA_NODE_ARGS = (process.env.BENCH_CANON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 function profilerArgs(profileName) {
-  if (!settings.cpuProfileDir) return [];
+  if (!settings.cpuProfileDir) return EXTRA_NODE_ARGS;
   mkdirSync(settings.cpuProfileDir, { recursive: true });
-  return ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`, `--cpu-prof-name=${profileFile(profileName)}`];
+  return [...EXTRA_NODE_ARGS, '--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`, `--cpu-prof-name=${profileFile(profileName)}`];
 }
 
 /**
