@@ -41,7 +41,8 @@ function canonEnv({ databaseUrl, adminKey, seed, rateLimit, extraEnv }) {
 /** BENCH_CANON_NODE_ARGS: extra Node flags for every Canon process (space-separated), for experiments such as V8 flags. */
 const EXTRA_NODE_ARGS = (process.env.BENCH_CANON_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
-function profilerArgs(profileName) {
+/** The Node flags a Canon process starts with: BENCH_CANON_NODE_ARGS, then the profiler's when BENCH_CPU_PROF is set. */
+function nodeArgs(profileName) {
   if (!settings.cpuProfileDir) return EXTRA_NODE_ARGS;
   mkdirSync(settings.cpuProfileDir, { recursive: true });
   return [...EXTRA_NODE_ARGS, '--cpu-prof', `--cpu-prof-dir=${settings.cpuProfileDir}`, `--cpu-prof-name=${profileFile(profileName)}`];
@@ -59,7 +60,7 @@ export function startCanon(
   if (cli === CANON_CLI) assertBuilt();
   else if (!existsSync(cli)) throw new Error(`${cli} is missing: build that worktree first`);
   const env = canonEnv({ databaseUrl, adminKey, seed, rateLimit, extraEnv: { PORT: String(port), HOST: '127.0.0.1', ...extraEnv } });
-  return startServer(name, cli, ['serve'], env, pinned, profilerArgs(profileName));
+  return startServer(name, cli, ['serve'], env, pinned, nodeArgs(profileName));
 }
 
 /** Starts `canon worker` (no HTTP) and resolves once it says it is running; same environment rules as startCanon. `track` sees the process once spawned. */
@@ -75,7 +76,7 @@ export async function startCanonWorker({
   track,
 }) {
   assertBuilt();
-  const worker = startServer(name, CANON_CLI, ['worker'], canonEnv({ databaseUrl, adminKey, seed: false, rateLimit, extraEnv }), pinned, profilerArgs(profileName), core);
+  const worker = startServer(name, CANON_CLI, ['worker'], canonEnv({ databaseUrl, adminKey, seed: false, rateLimit, extraEnv }), pinned, nodeArgs(profileName), core);
   track?.(worker);
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!/worker running/.test(worker.output())) {
