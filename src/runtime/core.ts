@@ -10,6 +10,7 @@ import type { Store } from '../store/types.js';
 import { appOf, withPlatform } from './app-def.js';
 import { existingValue, randomSecret } from './data-dir.js';
 import { createLogger, type Logger } from './logger.js';
+import { keepTickObjectShape } from './tick-shape.js';
 import { openShared, type Shared } from './open-shared.js';
 import { openStore } from './open-store.js';
 
@@ -54,6 +55,7 @@ export interface Core {
 /** Opens everything a role needs; the roles (src/runtime/api-role.ts, worker-role.ts) are composed on top. */
 export async function openCore(config: Config, options: CoreOptions = {}): Promise<Core> {
   if (config.production && !config.secret) throw new Error('CANON_SECRET must be set in production (it signs cursors and must be shared by every process).');
+  keepTickObjectShape();
   const log = createLogger(config.logLevel, options.logger !== false, options.logDestination);
   const app = await appOf(config, options.appDef);
   // Webhook secrets are sealed with the secret, known once the store is open (below).
