@@ -2,6 +2,7 @@
 // product-shaped JSON body (roughly the size of Canon's GET /v2/products/{id} response), so the
 // benchmark can report Canon's throughput relative to "Node doing nothing but HTTP".
 // Listens on 127.0.0.1:$PORT and exits when its stdin closes (i.e. when the benchmark goes away).
+import { executionAsyncResource } from 'node:async_hooks';
 import http from 'node:http';
 import { Buffer } from 'node:buffer';
 import { stopWithParent } from '../lib/lifecycle.mjs';
@@ -23,6 +24,12 @@ const product = {
 };
 const body = Buffer.from(JSON.stringify(product));
 const headers = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(body.length) };
+
+// The same keep as Canon's src/runtime/tick-shape.ts: one process.nextTick record stays alive, so this server, too,
+// keeps V8's fast path for them after waiting idle for its turn (without it, it measured up to 60 % dearer per request
+// in the repeats where it waits: docs/BENCHMARKS.md, issue 17, sixth pass).
+const kept = [];
+process.nextTick(() => kept.push(executionAsyncResource()));
 
 const port = Number(process.env.PORT ?? 3001);
 const host = process.env.HOST ?? '127.0.0.1';
