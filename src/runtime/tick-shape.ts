@@ -5,7 +5,7 @@ let kept: object | undefined;
 let scheduled = false;
 
 /**
- * Node builds every nextTick record as an object literal with symbol keys (async ids) (`lib/internal/process/task_queues.js`),
+ * Node builds every nextTick record as an object literal keyed by symbols (`lib/internal/process/task_queues.js`),
  * and V8 links those shapes from the empty object's shape only weakly. When a full garbage collection finds no record
  * alive (an idle process, between its timers) the shapes die and the next record gets new ones; after a few such rounds
  * the literal's inline cache is megamorphic for good, and every record (several per HTTP request) is built through the
