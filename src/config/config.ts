@@ -87,6 +87,8 @@ export interface Config {
   sseBufferBytes: number;
   /** Streams one credential may hold open on one process. */
   sseMaxStreamsPerPrincipal: number;
+  /** Streams one user may hold open on one process, whichever of its credentials (sessions, keys) opened them. */
+  sseMaxStreamsPerUser: number;
   /** `embedded`: `canon serve` runs the delivery and payment workers; `off`: `canon worker` processes do. */
   worker: 'embedded' | 'off' | undefined;
   /** Allow webhook targets on private, loopback and link-local addresses (tests, development). Never `http://`. */
@@ -165,6 +167,7 @@ export const DEFAULTS: Config = {
   sseRetryMs: 3000,
   sseBufferBytes: 1_048_576,
   sseMaxStreamsPerPrincipal: 100,
+  sseMaxStreamsPerUser: 25,
   worker: undefined,
   webhookAllowPrivate: false,
   webhookRetrySchedule: undefined,
@@ -272,6 +275,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('sseRetryMs', int(env.CANON_SSE_RETRY_MS, 'CANON_SSE_RETRY_MS'));
   set('sseBufferBytes', int(env.CANON_SSE_BUFFER_BYTES, 'CANON_SSE_BUFFER_BYTES'));
   set('sseMaxStreamsPerPrincipal', int(env.CANON_SSE_MAX_STREAMS_PER_PRINCIPAL, 'CANON_SSE_MAX_STREAMS_PER_PRINCIPAL'));
+  set('sseMaxStreamsPerUser', int(env.CANON_SSE_MAX_STREAMS_PER_USER, 'CANON_SSE_MAX_STREAMS_PER_USER'));
   set('worker', oneOf(env.CANON_WORKER, 'CANON_WORKER', ['embedded', 'off'] as const));
   if (env.CANON_WEBHOOK_ALLOW_PRIVATE === '1' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'true' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'on') out.webhookAllowPrivate = true;
   set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);

@@ -6,7 +6,7 @@ import type { Principal } from '../model/principal.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, parseCount } from '../query/pagination.js';
 import { signToken, verifyToken } from '../query/tokens.js';
 import type { EventFilter, Store, StoredEvent } from '../store/types.js';
-import { eventFilterFor, MAX_TYPE_PATTERNS, TYPE_PATTERN } from './visibility.js';
+import { eventFilterFor, eventMatcher, MAX_TYPE_PATTERNS, TYPE_PATTERN } from './visibility.js';
 
 export type FeedQuery = Record<string, string | string[] | undefined>;
 
@@ -84,11 +84,13 @@ export class EventFeed {
   /**
    * The sequence a request starts after: an event id's own (400 INVALID_PARAMETER when no kept event has
    * it: unknown, or purged), a cursor's, or `fallback` (the oldest kept event for a list, the head for a stream).
+   * An event the caller may not see is answered exactly as an unknown one: otherwise its 200 would tell that
+   * an id the caller guessed or was shown elsewhere exists (an existence oracle, issue 26.10).
    */
-  async startOf(request: FeedRequest, fallback: () => Promise<number>, field = 'after'): Promise<number> {
+  async startOf(principal: Principal, request: FeedRequest, fallback: () => Promise<number>, field = 'after'): Promise<number> {
     if (request.afterId !== undefined) {
       const event = await this.store.findEvent(request.afterId);
-      if (!event) {
+      if (!event || !eventMatcher(eventFilterFor(this.model, principal, undefined))(event)) {
         throw new AppError('INVALID_PARAMETER', 'No kept event has this id: it is unknown, or older than the retention period.', {
           details: [{ field, message: 'is not the id of a kept event', value: request.afterId }],
         });
@@ -104,7 +106,7 @@ export class EventFeed {
 
   /** One page of the list; `has_more` is known by reading one event more than the page. */
   async page(principal: Principal, request: FeedRequest): Promise<FeedPage> {
-    const after = await this.startOf(request, async () => 0);
+    const after = await this.startOf(principal, request, async () => 0);
     const rows = await this.store.listEvents(after, request.limit + 1, this.filterFor(principal, request));
     const hasMore = rows.length > request.limit;
     const events = hasMore ? rows.slice(0, request.limit) : rows;

@@ -1,5 +1,5 @@
 // The process's event hub: tails the log once for every stream it holds, keeps recent events in a ring, joins replays to the live tail.
-import type { Store, StoredEvent } from '../store/types.js';
+import type { EventFilter, Store, StoredEvent } from '../store/types.js';
 import type { EventStream, FrameCache } from './stream.js';
 
 export interface HubOptions {
@@ -47,6 +47,8 @@ export class EventHub {
   private stale = false;
   /** Called on every poll tick; the composition root checks credentials and sweeps there. */
   private readonly tickers: Array<() => Promise<void>> = [];
+  /** Awaited between reading events and sending them: brings every stream's visibility up to date (src/events/stream-guard.ts). */
+  private gate: () => Promise<void> = async () => {};
 
   constructor(
     private readonly store: Store,
@@ -68,6 +70,14 @@ export class EventHub {
       this.timers.push(poll, beat);
     })();
     return this.started;
+  }
+
+  /**
+   * Sets what runs after events are read from the log and before any stream is sent them (or a replay page is
+   * read): the stream guard, so each event is judged by the principal as it is at send time (DESIGN §9).
+   */
+  guardWith(gate: () => Promise<void>): void {
+    this.gate = gate;
   }
 
   /** Runs `fn` on every poll tick (sweeps, credential checks); errors go to onError. */
@@ -123,6 +133,8 @@ export class EventHub {
     for (let round = 0; round < REPLAY_ROUNDS && !this.closed; round++) {
       const events = await this.store.listEvents(this.head, this.options.batch);
       if (events.length === 0) return;
+      // Read after the events: every credential change committed before them is seen by the streams' filters.
+      await this.gate();
       this.append(events);
       const cache: FrameCache = new Map();
       for (const s of this.streams) if (s.live) s.send(events, cache);
@@ -144,7 +156,7 @@ export class EventHub {
    * Attaches a stream positioned after `after`: replays what it missed from the log (its own filter in SQL),
    * then joins the live tail. Resolves once live, or when the stream closed meanwhile.
    */
-  async attach(stream: EventStream, after: number, filterPage: (after: number, limit: number) => Promise<StoredEvent[]>): Promise<void> {
+  async attach(stream: EventStream, after: number, filterPage: (after: number, limit: number, filter: EventFilter) => Promise<StoredEvent[]>): Promise<void> {
     await this.start();
     stream.position = after;
     this.streams.add(stream);
@@ -159,6 +171,8 @@ export class EventHub {
       }
     }
     for (let round = 0; round < REPLAY_ROUNDS; round++) {
+      // The stream's visibility as it is now, before anything is sent to it (its first decision after connecting too).
+      await this.gate();
       if (stream.closed || this.closed) {
         this.streams.delete(stream);
         // A stream that arrives while the hub closes was not among those close() ended: end it here, or its
@@ -175,7 +189,10 @@ export class EventHub {
       // The head read before the page: every event up to it was committed before the page was read, so
       // a short page means none of them is missing and the stream may move to that head.
       const head = await this.store.lastEventSequence();
-      const page = await filterPage(stream.position, this.options.batch);
+      const page = await filterPage(stream.position, this.options.batch, stream.filter);
+      // A change committed while the page was read is judged before the page is sent.
+      await this.gate();
+      if (stream.closed) continue;
       stream.send(page);
       if (page.length < this.options.batch) stream.position = Math.max(stream.position, head);
     }

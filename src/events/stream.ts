@@ -1,7 +1,8 @@
 // One Server-Sent Events client (WHATWG HTML §9.2): its position in the log, its filter and version, and a bounded send buffer.
 import type { ApiVersion } from '../model/versions.js';
-import type { StoredEvent } from '../store/types.js';
+import type { EventFilter, StoredEvent } from '../store/types.js';
 import { eventView } from './event-view.js';
+import { eventMatcher } from './visibility.js';
 
 /** Where a stream's bytes go: the HTTP layer's response, kept abstract so the hub never sees Fastify. */
 export interface StreamSink {
@@ -38,11 +39,16 @@ export type CloseReason = 'client' | 'slow' | 'revoked' | 'shutdown' | 'error';
 
 export interface StreamOptions {
   version: ApiVersion;
-  matches: (event: StoredEvent) => boolean;
+  /** What the principal could see when it connected (its role, scopes and user, and the `type` patterns asked for). */
+  filter: EventFilter;
   /** The most bytes queued for this client before it is cut off (it resumes from its Last-Event-ID). */
   maxBufferBytes: number;
-  /** Whether the credential the stream was opened with still holds (re-run when credentials change). */
-  stillAuthorized: () => Promise<boolean>;
+  /**
+   * What the principal may see now: its credential as presented, authenticated again, turned into a filter
+   * (DESIGN §9: visibility is decided per event at send time with the principal as it is now); null when the
+   * credential no longer authenticates. Run whenever credentials change (src/events/stream-guard.ts).
+   */
+  reauthorize: () => Promise<EventFilter | null>;
   onClose?: (reason: CloseReason) => void;
 }
 
@@ -52,11 +58,34 @@ export class EventStream {
   /** False while it replays from the log; the hub sends it live events only once it has caught up. */
   live = false;
   closed = false;
+  /**
+   * The credentials epoch its visibility was last decided at (read before the decision, so the decision saw
+   * every change up to it); undefined until the first decision after connecting. The guard decides again
+   * whenever the store's epoch differs.
+   */
+  decidedAt: number | undefined;
+  private current: EventFilter;
+  private matches: (event: StoredEvent) => boolean;
 
   constructor(
     private readonly sink: StreamSink,
     readonly options: StreamOptions,
-  ) {}
+  ) {
+    this.current = options.filter;
+    this.matches = eventMatcher(options.filter);
+  }
+
+  /** What the stream may carry now: its replay reads the log with it, live events are matched against it. */
+  get filter(): EventFilter {
+    return this.current;
+  }
+
+  /** Visibility decided anew (src/events/stream-guard.ts); every event sent from now on is judged by it. */
+  setFilter(filter: EventFilter, epoch: number): void {
+    this.current = filter;
+    this.matches = eventMatcher(filter);
+    this.decidedAt = epoch;
+  }
 
   /**
    * Sends the events above the position that pass the filter, in order. A client that lets more than
@@ -68,7 +97,7 @@ export class EventStream {
       if (this.closed) return;
       if (event.sequence <= this.position) continue;
       this.position = event.sequence;
-      if (!this.options.matches(event)) continue;
+      if (!this.matches(event)) continue;
       this.sink.write(frameOf(event, this.options.version, cache));
       if (this.sink.buffered() > this.options.maxBufferBytes) {
         this.close('slow');

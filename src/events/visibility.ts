@@ -45,6 +45,14 @@ export function globMatches(pattern: string, text: string): boolean {
   return p === pattern.length;
 }
 
+/**
+ * Whether a filter lets nothing through whatever is written: scopes that read no resource. A stream whose
+ * principal is left with this has lost all access and is closed (DESIGN §9).
+ */
+export function seesNothing(filter: EventFilter): boolean {
+  return filter.resources !== undefined && filter.resources.length === 0;
+}
+
 /** The same filter in memory, for the live stream (the store applies it in SQL for pages). */
 export function eventMatcher(filter: EventFilter): (e: StoredEvent) => boolean {
   const types = filter.types;

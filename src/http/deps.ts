@@ -28,6 +28,8 @@ export interface EventDeps {
   maxBufferBytes: number;
   /** Streams one principal may hold at once in this process (429 past it). */
   maxStreamsPerPrincipal: number;
+  /** Streams one user may hold at once in this process, whichever of its credentials opened them (429 past it). */
+  maxStreamsPerUser: number;
 }
 
 export interface HttpDeps {

@@ -1,11 +1,10 @@
 // GET /events: the event list in the §6 cursor shape, or with `Accept: text/event-stream` the live stream that resumes by Last-Event-ID.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import { AppError } from '../errors/app-error.js';
 import { eventView } from '../events/event-view.js';
 import type { FeedQuery } from '../events/feed.js';
 import { EventStream, type CloseReason } from '../events/stream.js';
-import { eventMatcher } from '../events/visibility.js';
+import { StreamCaps } from '../events/stream-caps.js';
 import { newestVersion } from '../model/compile.js';
 import type { ApiVersion } from '../model/versions.js';
 import type { Principal } from '../model/principal.js';
@@ -40,7 +39,7 @@ function feedQuery(query: FeedQuery, versionParams: boolean): FeedQuery {
 }
 
 export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: EventVersion = () => newestVersion(deps.model)): Record<string, RouteSpec> {
-  const open = new Map<string, number>();
+  const caps = new StreamCaps({ perCredential: events.maxStreamsPerPrincipal, perUser: events.maxStreamsPerUser });
   const list: RouteSpec = {
     onRequest: authHook(deps),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -52,13 +51,8 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
         const header = request.headers['last-event-id'];
         const lastEventId = typeof header === 'string' && header !== '' ? header : undefined;
         const feedRequest = events.feed.parse(query, lastEventId);
-        const after = await events.feed.startOf(feedRequest, () => deps.store.lastEventSequence(), lastEventId !== undefined ? 'Last-Event-ID' : 'after');
-        const key = `${principal.kind}:${principal.credentialId}`;
-        const held = open.get(key) ?? 0;
-        if (held >= events.maxStreamsPerPrincipal) {
-          throw new AppError('RATE_LIMITED', `This credential holds ${held} event streams on this server already; close one first.`, { headers: { 'retry-after': '5' } });
-        }
-        open.set(key, held + 1);
+        const after = await events.feed.startOf(principal, feedRequest, () => deps.store.lastEventSequence(), lastEventId !== undefined ? 'Last-Event-ID' : 'after');
+        const release = caps.acquire(principal);
         const filter = events.feed.filterFor(principal, feedRequest);
         const res = reply.raw;
         reply.hijack();
@@ -69,20 +63,23 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
           // Proxies such as nginx buffer responses unless told otherwise; a stream must flow.
           'x-accel-buffering': 'no',
         });
-        // The credential as presented, re-checked whenever credentials change (src/events/stream-guard.ts).
+        // The credential as presented: authenticated again whenever credentials change, and what it may see then
+        // decides every event sent after (src/events/stream-guard.ts).
         const presented = { headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request.raw.socket) };
         const stream = new EventStream(
           { write: (chunk) => res.write(chunk), buffered: () => res.writableLength, end: () => res.end(), destroy: () => res.destroy() },
           {
             version,
-            matches: eventMatcher(filter),
+            filter,
             maxBufferBytes: events.maxBufferBytes,
-            stillAuthorized: async () => (await deps.auth.authenticate(presented)).principal.credentialId === principal.credentialId,
+            reauthorize: async () => {
+              const now = (await deps.auth.authenticate(presented)).principal;
+              // The same credential, or nothing: a header cannot change, but a cookie's session may have been replaced.
+              return now.credentialId === principal.credentialId ? events.feed.filterFor(now, feedRequest) : null;
+            },
             onClose: (reason: CloseReason) => {
               events.hub.detach(stream);
-              const n = (open.get(key) ?? 1) - 1;
-              if (n > 0) open.set(key, n);
-              else open.delete(key);
+              release();
               if (reason !== 'client') deps.log.info({ request_id: request.id, reason }, 'event stream closed');
             },
           },
@@ -90,10 +87,9 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
         res.on('close', () => stream.close('client'));
         stream.field(`retry: ${events.retryMs}`);
         try {
-          await events.hub.attach(stream, after, (from, limit) => deps.store.listEvents(from, limit, filter));
-          // A credential revoked between the authentication above and the attach moved the epoch before the
-          // stream guard knew of this stream: one more check now that it does closes that gap.
-          if (!stream.closed && !(await stream.options.stillAuthorized().catch(() => false))) stream.close('revoked');
+          // The hub decides the stream's visibility again before its first event: a change committed since the
+          // authentication above is seen.
+          await events.hub.attach(stream, after, (from, limit, current) => deps.store.listEvents(from, limit, current));
         } catch (err) {
           // The response is hijacked, so the error cannot become an error response; left attached but never live,
           // the stream would hang its client on heartbeats alone. It ends, and the client resumes by Last-Event-ID.

@@ -23,7 +23,7 @@ import { persistentValue } from './data-dir.js';
 import { seedIfEmpty } from './seed.js';
 import { EventFeed } from '../events/feed.js';
 import { EventHub } from '../events/hub.js';
-import { streamGuard } from '../events/stream-guard.js';
+import { StreamGuard } from '../events/stream-guard.js';
 
 export interface ApiOptions {
   /** Called with the HTTP app before it is ready: add Fastify plugins, hooks or routes of your own. */
@@ -94,7 +94,10 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   hub.onTick(async () => {
     await store.sequenceEvents();
   });
-  hub.onTick(streamGuard(hub, () => store.credentialEpoch(), 60_000));
+  // Every stream's visibility follows its principal as it is now: decided again before events are sent past a credential change.
+  const guard = new StreamGuard(hub, () => store.credentialEpoch(), 60_000);
+  hub.guardWith(() => guard.current());
+  hub.onTick(guard.tick);
   await hub.start();
   core.metrics.gauge('canon_event_streams', 'Server-Sent Events streams open on this process.', () => hub.size);
   const app = await buildHttpApp({
@@ -126,6 +129,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
       retryMs: config.sseRetryMs,
       maxBufferBytes: config.sseBufferBytes,
       maxStreamsPerPrincipal: config.sseMaxStreamsPerPrincipal,
+      maxStreamsPerUser: config.sseMaxStreamsPerUser,
     },
   });
   built.app = app;
