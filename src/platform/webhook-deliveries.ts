@@ -31,12 +31,13 @@ export function webhookDeliveriesResource(): ResourceDef {
       claim: f.string({ hidden: true }),
     },
     belongsTo: [{ resource: WEBHOOK_ENDPOINTS, field: 'endpoint_id', nested: true, onDelete: 'cascade' }],
-    // Deliveries are made by workers only; admins read them and re-send failed ones.
-    permissions: { read: ['admin'], create: [], update: [], delete: [] },
+    // Deliveries are made by workers only; admins, and each endpoint's owner, read them and re-send failed ones.
+    ownership: { field: 'endpoint_id', through: WEBHOOK_ENDPOINTS },
+    permissions: { read: ['admin', 'owner'], create: [], update: [], delete: [] },
     actions: {
       retry: {
         method: 'POST',
-        allow: ['admin'],
+        allow: ['admin', 'owner'],
         status: 202,
         description: 'Sends a failed delivery again (202): it becomes pending with a fresh schedule, its attempts kept.',
         when: (d) => d.status === 'failed',

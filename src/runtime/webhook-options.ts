@@ -24,5 +24,6 @@ export function webhookEndpointOptions(allowPrivate: boolean, app: AppDef, secre
     newSecret: generateWebhookSecret,
     seal: (value) => seal(value, `${SEAL_PURPOSE}:${secret()}`),
     versionDates: compileVersions(app.versions).map((v) => v.date),
+    users: app.users,
   };
 }
