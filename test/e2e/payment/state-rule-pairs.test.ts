@@ -229,7 +229,7 @@ for (const mode of STORES) {
       const failures: string[] = [];
       const paidThenCancelled: string[] = [];
       // A few runs at once, each on an order of its own: fast, and the store sees other transactions besides the pair's.
-      const BATCH = 8;
+      const BATCH = 16;
       for (let i = 0; i < pairs.length; i += BATCH) {
         await Promise.all(
           pairs.slice(i, i + BATCH).map(async ([a, b]) => {
