@@ -192,6 +192,9 @@ export class OperationRunner {
       const ctx = { now: this.clock().toISOString(), idempotencyKey: operation.id, attempt: Number(operation.attempts), signal: controller.signal };
       // Promise.resolve().then: a perform that throws at once fails like one that rejects.
       return (await Promise.race([Promise.resolve().then(() => action.perform!(object, ctx)), timeout])) ?? {};
+    } catch (err) {
+      // Past the bound the failure is the bound's, whatever the aborted call threw on its way out (an AbortError).
+      throw controller.signal.aborted ? controller.signal.reason : err;
     } finally {
       clearTimeout(timer);
     }
