@@ -4,8 +4,8 @@ import { AppError, defineResource, f, MAX_AMOUNT, type HookContext, type StoredR
 type Money = { amount: number; currency: string };
 
 /**
- * The item's order, held until the transaction ends: a payment waits for the item change (or the change
- * waits for it, and then sees a paid order), and concurrent item changes recompute the total one at a time.
+ * The item's order, held until the transaction ends (the services locked it already: items are part of their
+ * order), so concurrent item changes recompute the total one at a time.
  */
 async function orderOf(orderId: string, ctx: HookContext): Promise<StoredRecord> {
   const order = await ctx.services.lock('orders', orderId);
@@ -14,17 +14,14 @@ async function orderOf(orderId: string, ctx: HookContext): Promise<StoredRecord>
 }
 
 /**
- * Items can change only while their order is pending and no payment of it is under way: a paid order's
- * total is what was paid, and a payment accepted for one total must not complete for another (items added
- * between the 202 and the provider's answer). Read under the order's lock, which the payment request takes
- * too, so an item change and a payment request are never both accepted for one total.
+ * Items can change only while their order is pending: a paid order's total is what was paid. While a payment
+ * of it is processing the services refuse the change before this runs (items are `partOf` their order, and the
+ * payment holds the order: the state rule), so a payment accepted for one total completes for that total.
  */
-async function assertPending(order: StoredRecord, ctx: HookContext): Promise<void> {
+function assertPending(order: StoredRecord): void {
   if (order.status !== 'pending') {
     throw new AppError('INVALID_STATE', `Items can only change while the order is pending; it is ${String(order.status)}.`);
   }
-  const paying = await ctx.services.list('operations', { object_id: order.id, action: 'payment', status: 'processing' });
-  if (paying.length > 0) throw new AppError('INVALID_STATE', 'Items cannot change while a payment of the order is processing.');
 }
 
 /** SUM over every item in SQL (integers, however many items), under the order's lock taken by orderOf. */
@@ -50,7 +47,8 @@ export const orderItems = defineResource({
     unit_price: f.money({ readOnly: true }),
   },
   belongsTo: [
-    { resource: 'orders', field: 'order_id', nested: true, onDelete: 'cascade' },
+    // Part of the order: an item's change is the order's, refused while its payment is processing.
+    { resource: 'orders', field: 'order_id', nested: true, onDelete: 'cascade', partOf: true },
     { resource: 'products', field: 'product_id', onDelete: 'restrict' },
   ],
   ownership: { field: 'order_id', through: 'orders' },
@@ -58,7 +56,7 @@ export const orderItems = defineResource({
   hooks: {
     async beforeCreate(values, ctx) {
       const order = await orderOf(String(values.order_id), ctx);
-      await assertPending(order, ctx);
+      assertPending(order);
       const product = await ctx.services.get('products', String(values.product_id));
       if (!product || product.status !== 'active') {
         throw new AppError('VALIDATION_ERROR', 'The product cannot be ordered.', {
@@ -74,11 +72,11 @@ export const orderItems = defineResource({
       return { ...values, unit_price: { ...price } };
     },
     async beforeUpdate(values, current, ctx) {
-      await assertPending(await orderOf(String(current.order_id), ctx), ctx);
+      assertPending(await orderOf(String(current.order_id), ctx));
       return values;
     },
     async beforeDelete(current, ctx) {
-      if (!ctx.cascading) await assertPending(await orderOf(String(current.order_id), ctx), ctx);
+      if (!ctx.cascading) assertPending(await orderOf(String(current.order_id), ctx));
     },
     async afterWrite(item, _kind, ctx) {
       // While the order itself is being deleted its total no longer matters.

@@ -16,10 +16,11 @@ function envNumber(name: string, fallback: number, min: number, max: number): nu
 /**
  * A stand-in for a payment provider: it answers after CANON_PAYMENT_DELAY_MS (default 100) and declines with
  * probability CANON_PAYMENT_FAILURE_RATE (0..1, default 0). A real one is called with `idempotencyKey`, so a
- * payment attempted again after a worker died is not charged twice.
+ * payment attempted again after a worker died is not charged twice, and with `signal`, so a call past the
+ * worker's bound (CANON_OPERATION_TIMEOUT_MS) stops.
  */
-async function simulatedPayment(): Promise<Record<string, unknown>> {
-  await sleep(envNumber('CANON_PAYMENT_DELAY_MS', 100, 0, 60_000));
+async function simulatedPayment(signal: AbortSignal): Promise<Record<string, unknown>> {
+  await sleep(envNumber('CANON_PAYMENT_DELAY_MS', 100, 0, 60_000), undefined, { signal });
   if (Math.random() < envNumber('CANON_PAYMENT_FAILURE_RATE', 0, 0, 1)) throw new Error('The card was declined.');
   // The order's stateEvents turn this change into the order.paid event.
   return { status: 'paid' };
@@ -56,6 +57,7 @@ export const orders = defineResource({
       run: () => ({ status: 'cancelled' }),
     },
     // DESIGN §3: 202 with the outcome at the Location; the order becomes paid once a worker has performed it.
+    // Until then the payment holds the order (the state rule, DESIGN §9): no cancel, no change, no second payment.
     payment: {
       method: 'POST',
       status: 202,
@@ -67,7 +69,7 @@ export const orders = defineResource({
         if (items === 0) throw new AppError('INVALID_STATE', 'An order without items cannot be paid.');
         return {};
       },
-      perform: () => simulatedPayment(),
+      perform: (_order, ctx) => simulatedPayment(ctx.signal),
     },
     tracking: {
       method: 'GET',

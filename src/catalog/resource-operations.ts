@@ -176,12 +176,14 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         kind: 'delete',
         input: { path: ID_PATH, headers: CONDITIONAL_WRITE },
         output: { 204: null },
-        errors: [...EVERY, 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED'],
+        errors: [...EVERY, 'CSRF_TOKEN_INVALID', 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'],
         csrf: true,
         idempotent: false,
         description: `Deletes a ${label(r)}.`,
       },
     );
+    // The state rule (src/model/state-rule.ts): a POST action waits for no operation in flight, it is refused.
+    const held = r.holdable ? ', or while an operation of it is in flight' : '';
     for (const [name, action] of Object.entries(r.def.actions ?? {})) {
       const path = `${item}/${name}`;
       if (action.method === 'POST') {
@@ -204,8 +206,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           description:
             action.description ??
             (asynchronous
-              ? `Starts the ${name} of a ${label(r)}: 202, and the outcome at the Location; 409 outside the states it exists in.`
-              : `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in.`),
+              ? `Starts the ${name} of a ${label(r)}: 202, and the outcome at the Location; 409 outside the states it exists in${held}.`
+              : `Runs the ${name} action on a ${label(r)}; 409 outside the states it exists in${held}.`),
         });
         if (asynchronous) {
           // The Location of the 202: where the outcome of the newest request of the action is read.

@@ -97,6 +97,8 @@ export interface Config {
   webhookRetrySchedule: string | undefined;
   /** Bound of one delivery attempt, headers and body (DESIGN §9: 15 s). */
   webhookTimeoutMs: number;
+  /** Bound of one attempt of an asynchronous action's `perform` (a payment provider's call): past it the attempt has failed. */
+  operationTimeoutMs: number;
   /**
    * How long a worker's claim on a delivery or an operation holds: one that died holding it leaves it to be
    * taken again after this (DESIGN §9: within 30 s). Longer than any attempt, or live claims would be retaken.
@@ -172,6 +174,7 @@ export const DEFAULTS: Config = {
   webhookAllowPrivate: false,
   webhookRetrySchedule: undefined,
   webhookTimeoutMs: 15_000,
+  operationTimeoutMs: 10_000,
   workerLeaseMs: 30_000,
   versionSunset: 'off',
   versioning: 'path',
@@ -280,6 +283,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   if (env.CANON_WEBHOOK_ALLOW_PRIVATE === '1' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'true' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'on') out.webhookAllowPrivate = true;
   set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);
   set('webhookTimeoutMs', int(env.CANON_WEBHOOK_TIMEOUT_MS, 'CANON_WEBHOOK_TIMEOUT_MS'));
+  set('operationTimeoutMs', int(env.CANON_OPERATION_TIMEOUT_MS, 'CANON_OPERATION_TIMEOUT_MS'));
   set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
   set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', ['path', 'query', 'header', 'media-type', 'date'] as const));
   set('versionSunset', oneOf(env.CANON_VERSION_SUNSET?.toLowerCase(), 'CANON_VERSION_SUNSET', ['off', 'enforce'] as const));
@@ -317,6 +321,11 @@ export function resolveConfig(...layers: Array<Partial<Config>>): Config {
   // A lease shorter than an attempt would let a second worker take a delivery still being attempted.
   if (config.workerLeaseMs <= config.webhookTimeoutMs) {
     throw new Error(`CANON_WORKER_LEASE_MS (${config.workerLeaseMs}) must be longer than CANON_WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs})`);
+  }
+  // Likewise for operations: a payment still being attempted must not be taken and attempted again by another worker.
+  if (config.operationTimeoutMs < 1) throw new Error('CANON_OPERATION_TIMEOUT_MS must be at least 1');
+  if (config.workerLeaseMs <= config.operationTimeoutMs) {
+    throw new Error(`CANON_WORKER_LEASE_MS (${config.workerLeaseMs}) must be longer than CANON_OPERATION_TIMEOUT_MS (${config.operationTimeoutMs})`);
   }
   return config;
 }

@@ -1,5 +1,6 @@
 // Compiles definitions into the model every layer reads: storage columns, query paths, writable sets and routes.
 import { compileVersions, type ApiVersion } from './versions.js';
+import { HOLD_FIELD, holdable } from './state-rule.js';
 import type { AppDef, BelongsTo, FieldDef, FieldType, ResourceDef } from './types.js';
 
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'timestamp' | 'uuid' | 'enum';
@@ -32,7 +33,7 @@ export interface CompiledResource {
   singular: string;
   table: string;
   fields: Record<string, FieldDef>;
-  /** Fields that live in the store (every field except virtual ones). */
+  /** Fields that live in the store (every field except virtual ones, and the hold of src/model/state-rule.ts). */
   stored: Array<[string, FieldDef]>;
   /** Fields rendered to clients (not hidden, not write-only). */
   rendered: string[];
@@ -46,6 +47,8 @@ export interface CompiledResource {
    */
   compositeIndexes: Array<[string, string]>;
   parents: BelongsTo[];
+  /** Objects can be held by an operation in flight (the resource has an asynchronous action): HOLD_FIELD is stored. */
+  holdable: boolean;
   /** Nested collections under this resource: `/users/{id}/orders`. */
   children: Array<{ resource: string; field: string }>;
 }
@@ -75,8 +78,14 @@ export function tableName(resource: string): string {
   return resource.replace(/-/g, '_');
 }
 
+/** The hold as a stored field: hidden (never rendered, queried or written by clients), set by the services alone. */
+const HOLD: FieldDef = { type: 'uuid', hidden: true, readOnly: true };
+
 function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
+  if (HOLD_FIELD in def.fields) throw new Error(`${def.name}.${HOLD_FIELD}: the name is reserved for the state rule`);
+  const canHold = holdable(def);
   const stored = Object.entries(def.fields).filter(([, f]) => !f.virtual);
+  if (canHold) stored.push([HOLD_FIELD, HOLD]);
   const columns: Column[] = [];
   const paths = new Map<string, QueryPath>();
   // System fields: every resource filters and sorts by id and created_at (DESIGN §3 lists them
@@ -149,6 +158,7 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
       .filter((p) => p.filterable && p.type === 'enum')
       .flatMap((f) => [...paths.values()].filter((s) => s.sortable && s.path !== 'id' && s.column !== f.column).map((s): [string, string] => [f.column, s.column])),
     parents: def.belongsTo ?? [],
+    holdable: canHold,
     children,
   };
 }

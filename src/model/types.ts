@@ -58,6 +58,12 @@ export interface BelongsTo {
   nested?: boolean;
   /** What deleting the parent does: refuse while children exist (409, the default) or delete them too. */
   onDelete?: 'restrict' | 'cascade';
+  /**
+   * The child is part of the parent (an order's items): creating, changing or deleting one changes the parent,
+   * so it takes the parent's lock first and follows the parent's state rule (src/model/state-rule.ts): while
+   * an operation of the parent is in flight (its payment) the write is 409 INVALID_STATE.
+   */
+  partOf?: boolean;
 }
 
 export interface Permissions {
@@ -124,7 +130,10 @@ export interface ActionDef {
   input?: Record<string, FieldDef>;
   /** POST actions: the success status, 200 (the changed object) or 202 (accepted; `perform` does the work later). */
   status?: 200 | 202;
-  /** The states in which the action exists; outside them a POST is 409 INVALID_STATE and a GET is 404. */
+  /**
+   * The states in which the action exists; outside them a POST is 409 INVALID_STATE and a GET is 404. A POST
+   * action also needs the object free of operations in flight (the state rule, src/model/state-rule.ts).
+   */
   when?: (record: StoredRecord) => boolean;
   /** POST actions: the changes to apply to the object; they go through the same update path (transitions, events). */
   run?: (record: StoredRecord, ctx: HookContext, input: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>;
@@ -133,9 +142,13 @@ export interface ActionDef {
   /**
    * POST actions with `status: 202`: the slow work (a payment provider's call), done by a worker after the
    * request committed, outside any transaction. It returns the changes to apply to the object, which go
-   * through the same update path as `run`'s (transitions, state events), provided `when` still holds; a
-   * throw fails the operation with its message. It may run more than once for one request (a worker that
-   * died mid-way): pass `ctx.idempotencyKey` on to whatever it calls.
+   * through the same update path as `run`'s (transitions, state events); a throw fails the operation with
+   * its message, and so does taking longer than CANON_OPERATION_TIMEOUT_MS (`ctx.signal` is then aborted:
+   * hand it to the provider's client). It may run more than once for one request (a worker that died
+   * mid-way): pass `ctx.idempotencyKey` on to whatever it calls. From the request's commit until the
+   * operation is settled the object is held (the state rule, src/model/state-rule.ts): every other write
+   * of it, and every POST action on it, is 409 INVALID_STATE, so the object is as `perform` found it when
+   * its changes are applied.
    */
   perform?: (record: StoredRecord, ctx: PerformContext) => Promise<Record<string, unknown>>;
 }
@@ -151,6 +164,8 @@ export interface PerformContext {
   idempotencyKey: string;
   /** 1 for the first attempt; more when a worker died before finishing the earlier ones. */
   attempt: number;
+  /** Aborted when the attempt has taken longer than its bound (CANON_OPERATION_TIMEOUT_MS): the attempt has failed. */
+  signal: AbortSignal;
 }
 
 /** Allowed moves of an enum field; a move outside them is 409 INVALID_STATE. */

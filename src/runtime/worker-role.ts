@@ -18,7 +18,14 @@ export interface WorkerRole {
 /** Starts every background job on `core`; `canon serve` embeds it (`embedded`), a dedicated worker process runs it alone. */
 export function startWorker(core: Core, embedded: boolean): WorkerRole {
   const stopPurging = schedulePurge(core.idempotency, core.config.idempotencyPurgeIntervalSeconds, core.log);
-  const operations = new OperationRunner({ store: core.store, services: core.services, clock: core.clock, log: core.log, leaseMs: core.config.workerLeaseMs });
+  const operations = new OperationRunner({
+    store: core.store,
+    services: core.services,
+    clock: core.clock,
+    log: core.log,
+    leaseMs: core.config.workerLeaseMs,
+    timeoutMs: core.config.operationTimeoutMs,
+  });
   operations.start(OPERATION_POLL_MS);
   // A request of this process that queued an operation wakes the runner at once, rather than at the next poll.
   const unsubscribe = core.services.onOperationQueued(() => operations.wake());

@@ -1,6 +1,7 @@
 // Ownership and per-object access: who owns a record (through parents too) and which links a principal may follow.
 import type { Principal } from '../model/principal.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
+import { actionAvailable } from '../model/state-rule.js';
 import type { Reader, StoredRecord } from '../store/types.js';
 import { directOwnerField, grantFor, ownsDirectly } from './permissions.js';
 
@@ -14,7 +15,7 @@ export interface Loaded {
 export interface Access {
   update: boolean;
   delete: boolean;
-  /** Action names allowed to this principal in the object's current state. */
+  /** Action names allowed to this principal in the object's current state (the state rule: `when`, and no operation in flight for a POST). */
   actions: string[];
 }
 
@@ -63,7 +64,7 @@ export function accessFor(resource: CompiledResource, record: StoredRecord, prin
   };
   const actions: string[] = [];
   for (const [name, action] of Object.entries(resource.def.actions ?? {})) {
-    if (allowed(action.allow) && (!action.when || action.when(record))) actions.push(name);
+    if (allowed(action.allow) && actionAvailable(action, record)) actions.push(name);
   }
   return { update: allowed(resource.def.permissions.update), delete: allowed(resource.def.permissions.delete), actions };
 }

@@ -1,9 +1,9 @@
 // The worker of asynchronous actions: claims due operations under a lease, performs them outside any transaction, then settles each.
 import { isAppError } from '../errors/app-error.js';
-import { SYSTEM } from '../model/principal.js';
 import type { ActionDef } from '../model/types.js';
-import { OPERATIONS, type OperationStatus } from '../platform/operations.js';
-import type { ListQuery, Store, StoredRecord, Tx } from '../store/types.js';
+import { OPERATIONS } from '../platform/operations.js';
+import { bumpOperation } from './operation-rows.js';
+import type { ListQuery, Store, StoredRecord } from '../store/types.js';
 import type { ResourceService } from './resource-service.js';
 
 /** What the runner logs through: pino's shape (`log.warn({ err }, 'message')`). */
@@ -25,6 +25,12 @@ export interface OperationRunnerOptions {
   /** At most this many performs in flight at once in this runner's polling loop. */
   concurrency?: number;
   /**
+   * How long one `perform` may take (CANON_OPERATION_TIMEOUT_MS, 10 s): past it the attempt has failed, as if
+   * it had thrown, and its AbortSignal is aborted so the provider's call can stop. Shorter than the lease, so
+   * no other worker takes the operation while the attempt may still be running.
+   */
+  timeoutMs?: number;
+  /**
    * Attempts that never settled (the worker died, or settling kept failing) after which an operation is
    * failed rather than claimed again (5): a perform that kills its worker must not run forever.
    */
@@ -38,6 +44,7 @@ export interface ClaimedOperation {
 }
 
 export const DEFAULT_LEASE_MS = 30_000;
+export const DEFAULT_OPERATION_TIMEOUT_MS = 10_000;
 const DEFAULT_CONCURRENCY = 8;
 const DEFAULT_MAX_ATTEMPTS = 5;
 const MAX_ERROR_LENGTH = 1000;
@@ -56,6 +63,7 @@ export class OperationRunner {
   private readonly leaseMs: number;
   private readonly concurrency: number;
   private readonly maxAttempts: number;
+  private readonly timeoutMs: number;
   /** The performs under way in the loop; stop() waits for them. */
   private readonly inFlight = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
@@ -75,6 +83,7 @@ export class OperationRunner {
     this.leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
     this.concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
     this.maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
   }
 
   /** Claims at most `limit` due operations, performs them and settles each; returns how many it claimed. */
@@ -87,7 +96,8 @@ export class OperationRunner {
   /**
    * The first half of `runDue`: in one transaction, takes the due operations (oldest first) and moves each
    * one's `next_attempt_at` to the end of the lease, then commits, so the claim holds without a transaction
-   * left open during the perform.
+   * left open during the perform. Those that used up their attempts are claimed too, and then failed, which
+   * releases their hold on the object (src/model/state-rule.ts).
    */
   async claim(limit: number): Promise<ClaimedOperation[]> {
     if (limit <= 0) return [];
@@ -106,20 +116,33 @@ export class OperationRunner {
     // A look outside any transaction first: an idle poll takes no lock (on SQLite, not the one write lock).
     if ((await this.store.list(OPERATIONS, { ...query, limit: 1 })).rows.length === 0) return [];
     const leaseEnd = new Date(now.getTime() + this.leaseMs).toISOString();
-    return this.services.commit(async (tx) => {
+    const abandoned: StoredRecord[] = [];
+    const claimed = await this.services.commit(async (tx) => {
+      abandoned.length = 0;
       const { rows } = await tx.list(OPERATIONS, { ...query, skipLocked: true });
-      const claimed: ClaimedOperation[] = [];
+      const out: ClaimedOperation[] = [];
       for (const row of rows) {
         const attempts = Number(row.attempts ?? 0);
-        if (attempts >= this.maxAttempts) {
-          await bump(tx, row, { status: 'failed', error: `Abandoned after ${attempts} attempts that did not finish.`, next_attempt_at: null }, now.toISOString());
-          continue;
-        }
-        const operation = await bump(tx, row, { attempts: attempts + 1, next_attempt_at: leaseEnd }, now.toISOString());
-        claimed.push({ operation, object: await tx.get(String(row.resource), String(row.object_id)) });
+        const operation = await bumpOperation(
+          tx,
+          row,
+          attempts >= this.maxAttempts ? { next_attempt_at: leaseEnd } : { attempts: attempts + 1, next_attempt_at: leaseEnd },
+          now.toISOString(),
+        );
+        if (attempts >= this.maxAttempts) abandoned.push(operation);
+        else out.push({ operation, object: this.services.model.resources.has(String(row.resource)) ? await tx.get(String(row.resource), String(row.object_id)) : null });
       }
-      return claimed;
+      return out;
     });
+    // Settled after the claim's commit: the object's lock comes before the operation's (the request's lock order).
+    for (const op of abandoned) {
+      try {
+        await this.services.settleOperation(op, { error: `Abandoned after ${String(op.attempts)} attempts that did not finish.` });
+      } catch (err) {
+        this.log.error({ operation: op.id, err }, 'settling an operation failed; it is attempted again once its lease runs out');
+      }
+    }
+    return claimed;
   }
 
   /** Performs one claimed operation and settles it; never throws (a failure of the store leaves it to the lease). */
@@ -128,21 +151,21 @@ export class OperationRunner {
     const id = operation.id;
     try {
       const action = this.actionOf(operation);
-      if (!action?.perform) return await this.settle(id, 'failed', `The action ${String(operation.action)} no longer exists.`);
-      if (!object) return await this.settle(id, 'failed', 'The object no longer exists.');
+      if (!action?.perform) return await this.services.settleOperation(operation, { error: `The action ${String(operation.action)} no longer exists.` });
+      if (!object) return await this.services.settleOperation(operation, { error: 'The object no longer exists.' });
       let changes: Record<string, unknown>;
       try {
-        changes = (await action.perform(object, { now: this.clock().toISOString(), idempotencyKey: id, attempt: Number(operation.attempts) })) ?? {};
+        changes = await this.perform(action, object, operation);
       } catch (err) {
         this.log.warn({ operation: id, err }, 'an operation failed');
-        return await this.settle(id, 'failed', messageOf(err));
+        return await this.services.settleOperation(operation, { error: messageOf(err) });
       }
       try {
-        await this.complete(operation, action, changes);
+        await this.services.settleOperation(operation, { changes });
       } catch (err) {
-        // The change was refused (the object moved on, a transition is not allowed): the operation failed.
+        // The change was refused (a transition is not allowed): the operation failed, and its hold ends.
         if (!isAppError(err)) throw err;
-        await this.settle(id, 'failed', err.message);
+        await this.services.settleOperation(operation, { error: err.message });
       }
     } catch (err) {
       this.log.error({ operation: id, err }, 'settling an operation failed; it is attempted again once its lease runs out');
@@ -150,32 +173,31 @@ export class OperationRunner {
   }
 
   /**
-   * The second transaction: the object first (the lock order of the request that queued it), then the
-   * operation; the changes go through the normal update path as the system, and only while `when` holds.
+   * One attempt of `perform`, bounded by `timeoutMs`: past it the attempt throws (a failed attempt, as if
+   * `perform` had), and the signal it was given is aborted so the provider's call can stop. A `perform` that
+   * ignores the signal runs on unawaited; its result is dropped, the operation being settled already.
    */
-  private async complete(operation: StoredRecord, action: ActionDef, changes: Record<string, unknown>): Promise<void> {
-    const resource = String(operation.resource);
-    const objectId = String(operation.object_id);
-    await this.services.transact(SYSTEM, async (ctx, tx) => {
-      const current = await ctx.services.lock(resource, objectId);
-      const op = await tx.lock(OPERATIONS, operation.id, 'update');
-      // Settled already: another worker finished it after this one's lease ran out.
-      if (!op || op.status !== 'processing') return;
-      let outcome: Record<string, unknown> = { status: 'succeeded', error: null };
-      if (!current) outcome = { status: 'failed', error: 'The object no longer exists.' };
-      else if (action.when && !action.when(current))
-        outcome = { status: 'failed', error: `The ${String(operation.action)} action no longer applies to the object in its current state.` };
-      else if (Object.keys(changes).length > 0) await ctx.services.update(resource, objectId, changes);
-      await bump(tx, op, { ...outcome, next_attempt_at: null }, ctx.now);
+  private async perform(action: ActionDef, object: StoredRecord, operation: StoredRecord): Promise<Record<string, unknown>> {
+    const controller = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new Error(`The ${String(operation.action)} did not finish within ${this.timeoutMs} ms.`);
+        err.name = 'TimeoutError';
+        controller.abort(err);
+        reject(err);
+      }, this.timeoutMs);
     });
-  }
-
-  /** Ends an operation that is still processing, in a transaction of its own. */
-  private async settle(id: string, status: OperationStatus, error: string | null): Promise<void> {
-    await this.services.commit(async (tx) => {
-      const op = await tx.lock(OPERATIONS, id, 'update');
-      if (op && op.status === 'processing') await bump(tx, op, { status, error, next_attempt_at: null }, this.clock().toISOString());
-    });
+    try {
+      const ctx = { now: this.clock().toISOString(), idempotencyKey: operation.id, attempt: Number(operation.attempts), signal: controller.signal };
+      // Promise.resolve().then: a perform that throws at once fails like one that rejects.
+      return (await Promise.race([Promise.resolve().then(() => action.perform!(object, ctx)), timeout])) ?? {};
+    } catch (err) {
+      // Past the bound the failure is the bound's, whatever the aborted call threw on its way out (an AbortError).
+      throw controller.signal.aborted ? controller.signal.reason : err;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private actionOf(operation: StoredRecord): ActionDef | undefined {
@@ -244,13 +266,6 @@ export class OperationRunner {
       if (this.backlog) this.again = true;
     } while (this.again && this.running);
   }
-}
-
-/** Writes an operation's bookkeeping directly: an internal row, with no hooks, transitions or events to run. */
-async function bump(tx: Tx, row: StoredRecord, changes: Record<string, unknown>, now: string): Promise<StoredRecord> {
-  const next: StoredRecord = { ...row, ...changes, version: row.version + 1, updated_at: now };
-  await tx.update(OPERATIONS, next);
-  return next;
 }
 
 function messageOf(err: unknown): string {

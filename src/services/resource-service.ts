@@ -1,18 +1,21 @@
 // Use cases over every resource, each write in one transaction with its event: shared by REST and, later, GraphQL.
 import { v7 as uuidv7 } from 'uuid';
 import type { PasswordHasher } from '../auth/password-hasher.js';
-import type { Principal } from '../model/principal.js';
+import { SYSTEM, type Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
 import { actionInputSchema } from '../model/schema.js';
+import { HOLD_FIELD, heldBy } from '../model/state-rule.js';
 import { OPERATIONS } from '../platform/operations.js';
+import { bumpOperation } from './operation-rows.js';
 import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type EventRecord, type StoredRecord, type Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, ownsKnown, type Loaded } from './access.js';
 
 export type { Loaded };
 import { buildEvent } from './events.js';
+import { assertNotHeld, assertPartsFree, heldError, lockParts, writeHold } from './holds.js';
 import { applyMergePatch } from './merge-patch.js';
 import { RecordingTx } from './recording-tx.js';
 import { grantFor, none, ownerCondition, scopeAllows, type GrantCheck } from './permissions.js';
@@ -234,6 +237,8 @@ export class ResourceService {
       if (!g.all) await this.requireOwnCreation(ctx, r, record, values, tx);
       await within?.first(tx);
       await this.checkReferences(ctx, r, values, tx);
+      // An item of an order is a change of the order: not while an operation holds it (the state rule).
+      await assertPartsFree(tx, this.model, r, record);
       const hookCtx = this.hookContext(ctx, tx, now);
       if (r.def.hooks?.beforeCreate) {
         values = await r.def.hooks.beforeCreate(values, hookCtx);
@@ -256,6 +261,7 @@ export class ResourceService {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     return this.transaction(async (tx) => {
+      await this.lockPartsOf(tx, r, id);
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
@@ -282,6 +288,7 @@ export class ResourceService {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     await this.transaction(async (tx) => {
+      await this.lockPartsOf(tx, r, id);
       const loaded = await this.loadVisible(ctx, r, id, tx, 'delete');
       if (!loaded.access.delete) throw new AppError('FORBIDDEN', `You may not delete this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
@@ -308,6 +315,8 @@ export class ResourceService {
       // Only once the caller may run the action now is a stored response considered; the state check
       // comes after it, so a repeat of a completed action replays rather than failing INVALID_STATE.
       await within?.first(tx);
+      // The state rule: an operation in flight holds the object (a payment processing: no cancel, no second payment).
+      await assertNotHeld(tx, r, loaded.record);
       if (action.when && !action.when(loaded.record)) {
         throw new AppError('INVALID_STATE', `The ${actionName} action is not available for this ${label(r)} in its current state.`);
       }
@@ -315,8 +324,10 @@ export class ResourceService {
       const hookCtx = this.hookContext(ctx, tx, now);
       const changes = action.run ? await action.run(loaded.record, hookCtx, input) : {};
       // No changes, no write: an asynchronous action usually changes nothing until it is performed.
-      const record = Object.keys(changes).length > 0 ? await this.applyUpdate(tx, ctx, r, loaded.record, changes, now) : loaded.record;
+      let record = Object.keys(changes).length > 0 ? await this.applyUpdate(tx, ctx, r, loaded.record, changes, now) : loaded.record;
       const operation = action.perform ? await this.queueOperation(tx, r, record.id, actionName, now) : undefined;
+      // Held from this commit until the operation is settled.
+      if (operation) record = await writeHold(tx, record, r, operation.id);
       const result: ActionResult = {
         record,
         access: accessFor(r, record, ctx.principal, owned),
@@ -331,9 +342,9 @@ export class ResourceService {
   }
 
   /**
-   * The operation row of an asynchronous action, due at once. One at a time per object and action: the
-   * object's lock (taken by runAction) orders concurrent requests, and the second finds the first in flight
-   * (two payments of one order would be two charges).
+   * The operation row of an asynchronous action, due at once. The object's hold (checked by runAction under
+   * its lock) keeps it to one at a time; the operations in flight are looked at too, for those queued before
+   * objects carried their hold (two payments of one order would be two charges).
    */
   private async queueOperation(tx: Tx, r: CompiledResource, objectId: string, actionName: string, now: string): Promise<StoredRecord> {
     const ops = this.resource(OPERATIONS);
@@ -342,12 +353,44 @@ export class ResourceService {
       orderBy: [{ path: 'id', desc: false }],
       limit: 1,
     });
-    if (inFlight.rows.length > 0) throw new AppError('INVALID_STATE', `A ${actionName} of this ${label(r)} is already processing.`);
+    if (inFlight.rows[0]) throw heldError(r, inFlight.rows[0].id, inFlight.rows[0]);
     const values: Record<string, unknown> = { resource: r.name, object_id: objectId, action: actionName, status: 'processing', attempts: 0, next_attempt_at: now };
     const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
     for (const [field] of ops.stored) record[field] = values[field] ?? null;
     await tx.insert(OPERATIONS, record);
     return record;
+  }
+
+  /**
+   * Settles an operation in flight and releases its hold on the object, in one transaction (the worker's
+   * second; src/services/operations.ts): with `changes` (what `perform` returned) they go through the update
+   * path as the system, transitions and state events included, and the operation succeeds; with `error` it
+   * fails and the object is left as it was. The object's lock first, the lock order of the request that
+   * queued it. An operation settled already (another worker finished it after this one's lease ran out) is
+   * left alone. An AppError thrown (the changes were refused) rolls it all back: settle it again with the error.
+   */
+  async settleOperation(operation: StoredRecord, outcome: { changes: Record<string, unknown> } | { error: string }): Promise<void> {
+    const r = this.model.resources.get(String(operation.resource));
+    const action = r?.def.actions?.[String(operation.action)];
+    const ctx: Ctx = { principal: SYSTEM };
+    await this.transaction(async (tx) => {
+      const now = this.now();
+      const current = r ? await tx.lock(r.name, String(operation.object_id), 'update') : null;
+      const op = await tx.lock(OPERATIONS, operation.id, 'update');
+      if (!op || op.status !== 'processing') return;
+      const error =
+        'error' in outcome
+          ? outcome.error
+          : !r || !current
+            ? 'The object no longer exists.'
+            : // Held, the object cannot have moved on; one queued before objects carried their hold may have.
+              action?.when && !action.when(current)
+              ? `The ${String(op.action)} action no longer applies to the object in its current state.`
+              : null;
+      if (error === null && 'changes' in outcome) await this.applyUpdate(tx, ctx, r!, current!, outcome.changes, now, { holder: op.id });
+      else if (r && current && heldBy(current) === op.id) await writeHold(tx, current, r, null);
+      await bumpOperation(tx, op, { status: error === null ? 'succeeded' : 'failed', error, next_attempt_at: null }, now);
+    });
   }
 
   /**
@@ -384,7 +427,11 @@ export class ResourceService {
     return action.view(loaded.record);
   }
 
-  /** The shared update path: state transitions, hooks, the write, its event and after-write hooks. */
+  /**
+   * The shared update path: the state rule (no change while an operation holds the object or what it is part
+   * of), state transitions, hooks, the write, its event and after-write hooks. `holder`: the operation being
+   * settled, which alone may change the object it holds, and whose hold this write releases.
+   */
   private async applyUpdate(
     tx: Tx,
     ctx: Ctx,
@@ -392,8 +439,10 @@ export class ResourceService {
     current: StoredRecord,
     changes: Record<string, unknown>,
     now: string,
-    eventType?: string,
+    options: { eventType?: string; holder?: string } = {},
   ): Promise<StoredRecord> {
+    await assertNotHeld(tx, r, current, options.holder);
+    await assertPartsFree(tx, this.model, r, current);
     for (const [field, moves] of Object.entries(r.def.transitions ?? {})) {
       const from = current[field] as string;
       const to = changes[field] as string | undefined;
@@ -404,20 +453,25 @@ export class ResourceService {
     const hookCtx = this.hookContext(ctx, tx, now);
     const values = r.def.hooks?.beforeUpdate ? await r.def.hooks.beforeUpdate(changes, current, hookCtx) : changes;
     const next: StoredRecord = { ...current };
-    for (const [field] of r.stored) if (field in values) next[field] = values[field] ?? null;
-    if (!anyStoredChange(r, current, next)) return current;
+    // The hold is the services' own: no change and no hook sets it.
+    for (const [field] of r.stored) if (field in values && field !== HOLD_FIELD) next[field] = values[field] ?? null;
+    if (!anyStoredChange(r, current, next)) return options.holder !== undefined && heldBy(current) !== null ? writeHold(tx, current, r, null) : current;
+    if (options.holder !== undefined) next[HOLD_FIELD] = null;
     next.version = current.version + 1;
     next.updated_at = now;
     await updateOrConflict(tx, r, next);
     if (changesCredential(r, current, next)) await tx.bumpCredentialEpoch();
     const previous = changedFields(r, current, next);
-    const type = eventType ?? stateEvent(r, current, next) ?? `${r.singular}.updated`;
+    const type = options.eventType ?? stateEvent(r, current, next) ?? `${r.singular}.updated`;
     if (emitsEvents(r)) await tx.appendEvent(buildEvent(this.apiVersion, r, next, type, await ownerOf(this.model, r, next, tx), now, previous));
     await r.def.hooks?.afterWrite?.(next, 'updated', hookCtx);
     return next;
   }
 
   private async deleteRecord(tx: Tx, ctx: Ctx, r: CompiledResource, record: StoredRecord, now: string, cascading: boolean): Promise<void> {
+    await assertNotHeld(tx, r, record);
+    // Deleted with its parent, a part follows the parent's answer, already given.
+    if (!cascading) await assertPartsFree(tx, this.model, r, record);
     const hookCtx = { ...this.hookContext(ctx, tx, now), cascading };
     await r.def.hooks?.beforeDelete?.(record, hookCtx);
     for (const child of this.model.resources.values()) {
@@ -439,6 +493,11 @@ export class ResourceService {
     if (r.def.credentialFields) await tx.bumpCredentialEpoch();
     if (emitsEvents(r)) await tx.appendEvent(buildEvent(this.apiVersion, r, record, `${r.singular}.deleted`, ownerId, now));
     await r.def.hooks?.afterWrite?.(record, 'deleted', hookCtx);
+  }
+
+  /** Locks the parents the object is part of before the object itself (BelongsTo.partOf): one lock order for every writer. */
+  private async lockPartsOf(tx: Tx, r: CompiledResource, id: string): Promise<void> {
+    if (r.parents.some((rel) => rel.partOf)) await lockParts(tx, r, await tx.get(r.name, id));
   }
 
   /** A caller granted creation only as an owner must own what it creates (an order for itself, an item of its own order). */
@@ -486,7 +545,7 @@ export class ResourceService {
         const target = this.resource(resource);
         const current = await tx.lock(resource, id, 'update');
         if (!current) throw notFound(target);
-        return this.applyUpdate(tx, ctx, target, current, changes, now, eventType);
+        return this.applyUpdate(tx, ctx, target, current, changes, now, eventType === undefined ? {} : { eventType });
       },
     };
     return { ...this.prepareContext(ctx, now), services, cascading: false, reveal: {} };

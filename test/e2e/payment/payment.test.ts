@@ -166,20 +166,64 @@ for (const mode of MODES) {
       expectError(await server.request('GET', `/v2/orders/${randomUUID()}/payment`), 404, 'NOT_FOUND');
     });
 
+    it('the state rule: while the payment is processing, cancel, admin PATCH of status, DELETE and a second payment are 409 INVALID_STATE naming the payment, and no POST action is linked', async () => {
+      provider({ delayMs: 1500 });
+      const id = await orderWithItem();
+      assertAccepted(await pay(id), id);
+      const [op] = await operationsOf(id);
+      assert.equal(op!.status, 'processing');
+      const held = (res: Response): void => {
+        const e = expectError(res, 409, 'INVALID_STATE');
+        assert.equal(e.message, `The order's payment ${op!.id} is processing; the order cannot change until it has finished.`);
+        assert.deepEqual(e.details, [{ field: 'payment', message: "is processing; GET the order's payment to follow it", value: op!.id }]);
+      };
+      held(await server.request('POST', `/v2/orders/${id}/cancel`, { key: cust.key }));
+      held(await server.request('POST', `/v2/orders/${id}/cancel`));
+      held(await pay(id));
+      for (const status of ['cancelled', 'paid', 'pending']) held(await server.request('PATCH', `/v2/orders/${id}`, { body: { status } }));
+      held(await server.request('DELETE', `/v2/orders/${id}`));
+      // Links show the actions allowed now: neither cancel nor payment, to the owner or the admin.
+      for (const key of [cust.key, undefined]) {
+        const order = await server.request('GET', `/v2/orders/${id}`, key ? { key } : {});
+        assert.equal(order.body.status, 'pending');
+        assert.equal(linkOf(order.body, 'cancel'), undefined);
+        assert.equal(linkOf(order.body, 'payment'), undefined);
+      }
+      // Another customer still learns nothing: 404, not the payment.
+      expectError(await server.request('POST', `/v2/orders/${id}/cancel`, { key: other.key }), 404, 'NOT_FOUND');
+      assert.equal((await settled(id)).body.status, 'succeeded');
+      const paid = await server.request('GET', `/v2/orders/${id}`, { key: cust.key });
+      assert.equal(paid.body.status, 'paid');
+      assert.deepEqual(linkOf(paid.body, 'cancel'), { rel: 'cancel', href: `/v2/orders/${id}/cancel`, method: 'POST' });
+      // Once the payment is recorded, the order moves on as its transitions allow: a paid order can be cancelled.
+      const cancelled = await server.request('POST', `/v2/orders/${id}/cancel`, { key: cust.key });
+      assert.equal(cancelled.status, 200, cancelled.text);
+      assert.equal(cancelled.body.status, 'cancelled');
+      assert.deepEqual(
+        (await operationsOf(id)).map((o) => o.status),
+        ['succeeded'],
+      );
+    });
+
     it('items cannot change while a payment is processing: the total paid is the total accepted', async () => {
       process.env.CANON_PAYMENT_DELAY_MS = '1500';
       const orderId = await orderWithItem();
       const before = (await server.request('GET', `/v2/orders/${orderId}`, { key: cust.key })).body.total;
       assert.equal((await pay(orderId)).status, 202);
-      const added = await server.request('POST', `/v2/orders/${orderId}/order-items`, { key: cust.key, body: { product_id: productId, quantity: 5 } });
-      assert.equal(added.status, 409, added.text);
-      assert.equal(added.body.error.code, 'INVALID_STATE');
+      const [op] = await operationsOf(orderId);
+      const held = (res: Response): void => {
+        const e = expectError(res, 409, 'INVALID_STATE');
+        assert.equal(e.message, `The order's payment ${op!.id} is processing; the order cannot change until it has finished.`);
+      };
+      held(await server.request('POST', `/v2/orders/${orderId}/order-items`, { key: cust.key, body: { product_id: productId, quantity: 5 } }));
+      held(await server.request('POST', '/v2/order-items', { key: cust.key, body: { order_id: orderId, product_id: productId, quantity: 5 } }));
       const items = await server.request('GET', `/v2/orders/${orderId}/order-items`, { key: cust.key });
       const item = items.body.data[0];
-      const changed = await server.request('PATCH', `/v2/order-items/${item.id}`, { key: cust.key, body: { quantity: 9 } });
-      assert.equal(changed.status, 409, changed.text);
-      const removed = await server.request('DELETE', `/v2/order-items/${item.id}`, { key: cust.key });
-      assert.equal(removed.status, 409, removed.text);
+      held(await server.request('PATCH', `/v2/order-items/${item.id}`, { key: cust.key, body: { quantity: 9 } }));
+      held(await server.request('PUT', `/v2/order-items/${item.id}`, { body: { quantity: 9 } }));
+      held(await server.request('DELETE', `/v2/order-items/${item.id}`, { key: cust.key }));
+      // Another customer learns nothing of the payment: 404 for the item, as before.
+      expectError(await server.request('DELETE', `/v2/order-items/${item.id}`, { key: other.key }), 404, 'NOT_FOUND');
       assert.equal((await settled(orderId)).body.status, 'succeeded');
       const order = await server.request('GET', `/v2/orders/${orderId}`, { key: cust.key });
       assert.equal(order.body.status, 'paid');
@@ -261,3 +305,41 @@ for (const mode of MODES) {
     });
   });
 }
+
+describe('the bound of a payment provider call (CANON_OPERATION_TIMEOUT_MS)', () => {
+  let server: TestServer;
+  let cust: { userId: string; key: string };
+  before(async () => {
+    server = await startServer('inject', { operationTimeoutMs: 100 });
+    cust = await createCustomer(server, `slow-${randomUUID()}@example.com`);
+  });
+  afterEach(() => {
+    delete process.env.CANON_PAYMENT_DELAY_MS;
+  });
+  after(async () => server.close());
+
+  it('a provider slower than the bound fails the payment, naming the bound; the order stays pending, free to be paid again or cancelled', async () => {
+    process.env.CANON_PAYMENT_DELAY_MS = '60000';
+    const productId = (await createProduct(server)).id;
+    const order = await server.request('POST', '/v2/orders', { key: cust.key, body: {} });
+    assert.equal((await server.request('POST', `/v2/orders/${order.body.id}/order-items`, { key: cust.key, body: { product_id: productId, quantity: 1 } })).status, 201);
+    const started = Date.now();
+    assertAccepted(await server.request('POST', `/v2/orders/${order.body.id}/payment`, { key: cust.key }), order.body.id);
+    let payment: Response;
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      payment = await server.request('GET', `/v2/orders/${order.body.id}/payment`, { key: cust.key });
+    } while (payment.body.status === 'processing' && Date.now() - started < 10_000);
+    assert.equal(payment.body.status, 'failed', payment.text);
+    assert.equal(payment.body.error, 'The payment did not finish within 100 ms.');
+    assert.ok(Date.now() - started < 10_000, 'the bound, not the provider, ended it');
+    const pending = await server.request('GET', `/v2/orders/${order.body.id}`, { key: cust.key });
+    assert.equal(pending.body.status, 'pending');
+    assert.deepEqual(
+      ['cancel', 'payment'].map((rel) => linkOf(pending.body, rel)?.rel),
+      ['cancel', 'payment'],
+    );
+    process.env.CANON_PAYMENT_DELAY_MS = '0';
+    assertAccepted(await server.request('POST', `/v2/orders/${order.body.id}/payment`, { key: cust.key }), order.body.id);
+  });
+});

@@ -1,12 +1,12 @@
-// The runner of asynchronous actions on a core of its own (no HTTP, no embedded worker): claims, the lease, settling, SKIP LOCKED between runners, the drain; SQLite and PostgreSQL.
+// The runner of asynchronous actions on a core of its own (no HTTP, no embedded worker): claims, the lease, settling, the hold, the bound of an attempt, SKIP LOCKED between runners, the drain; SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { resolveConfig } from '../../../src/config/config.js';
+import { fromEnv, resolveConfig } from '../../../src/config/config.js';
 import { defineApp, defineResource, f } from '../../../src/model/define.js';
 import { SYSTEM } from '../../../src/model/principal.js';
 import type { PerformContext, StoredRecord } from '../../../src/index.js';
 import { openCore, type Core } from '../../../src/runtime/core.js';
-import { OperationRunner, type RunnerLog } from '../../../src/services/operations.js';
+import { DEFAULT_OPERATION_TIMEOUT_MS, OperationRunner, type RunnerLog } from '../../../src/services/operations.js';
 import { FakeClock, TEST_PASSWORD_COST } from '../../support/harness.js';
 import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
 
@@ -57,7 +57,7 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
     let core: Core;
     let db: TestDatabase | undefined;
     const clock = new FakeClock();
-    const runner = (options: { leaseMs?: number; concurrency?: number; maxAttempts?: number } = {}): OperationRunner =>
+    const runner = (options: { leaseMs?: number; concurrency?: number; maxAttempts?: number; timeoutMs?: number } = {}): OperationRunner =>
       new OperationRunner({ store: core.store, services: core.services, clock: clock.now, log: recordingLog(), ...options });
     /** A queued job with its operation, as a 202 request leaves them. */
     const queued = async (): Promise<{ job: string; operation: StoredRecord }> => {
@@ -98,9 +98,17 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
       assert.equal(op.action, 'work');
       assert.equal(op.attempts, 0);
       assert.equal(op.next_attempt_at, clock.now().toISOString());
-      await assert.rejects(core.services.runAction({ principal: SYSTEM }, 'jobs', id, 'work'), { code: 'INVALID_STATE' });
-      // A request that changes nothing writes no update and no event of the object.
-      assert.equal((await job(id)).version, 1);
+      await assert.rejects(core.services.runAction({ principal: SYSTEM }, 'jobs', id, 'work'), {
+        code: 'INVALID_STATE',
+        message: `The job's work ${op.id} is processing; the job cannot change until it has finished.`,
+      });
+      // A request that changes nothing writes no event of the object: the hold alone moves its version (its links changed).
+      assert.equal((await job(id)).version, 2);
+      if (store === 'postgres') await (core.store as { sequenceEvents?: () => Promise<number> }).sequenceEvents?.();
+      assert.deepEqual(
+        (await core.store.listEvents(0, 100_000)).filter((e) => e.object_id === id).map((e) => e.type),
+        ['job.created'],
+      );
     });
 
     it('runDue performs it with the operation id as idempotency key, applies the changes through the update path (job.done) and marks it succeeded', async () => {
@@ -110,7 +118,10 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
         calls.map((c) => c.id),
         [id],
       );
-      assert.deepEqual(calls[0]!.ctx, { now: clock.now().toISOString(), idempotencyKey: op.id, attempt: 1 });
+      const { signal, ...rest } = calls[0]!.ctx;
+      assert.deepEqual(rest, { now: clock.now().toISOString(), idempotencyKey: op.id, attempt: 1 });
+      assert.ok(signal instanceof AbortSignal);
+      assert.equal(signal.aborted, false);
       const done = await operation(op.id);
       assert.equal(done.status, 'succeeded');
       assert.equal(done.error, null);
@@ -136,7 +147,7 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
       assert.deepEqual(log.lines, ['warn an operation failed']);
     });
 
-    it('an object that moved on while it was performed fails the operation instead of changing it', async () => {
+    it('while it is performed the operation holds the object: a change, a delete or an action of it is 409 INVALID_STATE naming the operation', async () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       perform = async () => {
@@ -146,14 +157,97 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
       const { job: id, operation: op } = await queued();
       const running = runner().runDue(10);
       while (calls.length === 0) await settle();
-      await core.services.update({ principal: SYSTEM }, 'jobs', id, 'patch', { status: 'dropped' });
+      const refusals = [
+        () => core.services.update({ principal: SYSTEM }, 'jobs', id, 'patch', { status: 'dropped' }),
+        () => core.services.update({ principal: SYSTEM }, 'jobs', id, 'replace', {}),
+        () => core.services.remove({ principal: SYSTEM }, 'jobs', id),
+        () => core.services.runAction({ principal: SYSTEM }, 'jobs', id, 'work'),
+      ];
+      for (const refused of refusals) {
+        await assert.rejects(refused(), (err: { code: string; message: string; details: unknown }) => {
+          assert.equal(err.code, 'INVALID_STATE');
+          assert.equal(err.message, `The job's work ${op.id} is processing; the job cannot change until it has finished.`);
+          assert.deepEqual(err.details, [{ field: 'work', message: "is processing; GET the job's work to follow it", value: op.id }]);
+          return true;
+        });
+      }
+      // The links say so too: no POST action while held.
+      assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, []);
       release();
       assert.equal(await running, 1);
+      assert.equal((await operation(op.id)).status, 'succeeded');
+      assert.equal((await job(id)).status, 'done');
+      assert.equal(await doneEvents(id), 1);
+      // Settled, the hold is gone: the job changes again.
+      assert.equal((await core.services.update({ principal: SYSTEM }, 'jobs', id, 'patch', {})).record.status, 'done');
+    });
+
+    it('a failed operation releases its hold: the object can be changed and the action requested again', async () => {
+      perform = async () => {
+        throw new Error('provider said no');
+      };
+      const { job: id, operation: op } = await queued();
+      assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, []);
+      assert.equal(await runner().runDue(10), 1);
+      assert.equal((await operation(op.id)).status, 'failed');
+      assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, ['work']);
+      perform = async () => ({ status: 'done' });
+      const again = await core.services.runAction({ principal: SYSTEM }, 'jobs', id, 'work');
+      assert.notEqual(again.operation?.id, op.id);
+      assert.equal(await runner().runDue(10), 1);
+      assert.equal((await job(id)).status, 'done');
+    });
+
+    it('changes the update path refuses (a transition not allowed) fail the operation and release the hold', async () => {
+      perform = async () => ({ status: 'queued-forever' });
+      const { job: id, operation: op } = await queued();
+      assert.equal(await runner().runDue(10), 1);
       const failed = await operation(op.id);
       assert.equal(failed.status, 'failed');
-      assert.match(String(failed.error), /no longer applies/);
+      assert.equal(failed.error, 'status cannot move from queued to queued-forever.');
+      perform = async () => ({ status: 'dropped' });
+      await core.services.runAction({ principal: SYSTEM }, 'jobs', id, 'work');
+      assert.equal(await runner().runDue(10), 1);
       assert.equal((await job(id)).status, 'dropped');
-      assert.equal(await doneEvents(id), 0);
+    });
+
+    it('an attempt longer than timeoutMs fails the operation (a failed attempt, as a throw), aborts its signal and releases the hold', async () => {
+      const signals: AbortSignal[] = [];
+      // One perform stops when aborted, as a provider's client given the signal does; one ignores it.
+      perform = (_job, ctx) => {
+        signals.push(ctx.signal);
+        if (signals.length === 1) return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+        return new Promise(() => undefined);
+      };
+      for (let i = 0; i < 2; i++) {
+        const log = recordingLog();
+        const r = new OperationRunner({ store: core.store, services: core.services, clock: clock.now, log, timeoutMs: 50 });
+        const { job: id, operation: op } = await queued();
+        const started = Date.now();
+        assert.equal(await r.runDue(10), 1);
+        assert.ok(Date.now() - started < 5000, 'the runner did not wait for the perform');
+        assert.equal(signals[i]!.aborted, true);
+        const failed = await operation(op.id);
+        assert.equal(failed.status, 'failed');
+        assert.equal(failed.error, 'The work did not finish within 50 ms.');
+        assert.equal(failed.attempts, 1);
+        assert.equal((await job(id)).status, 'queued');
+        assert.deepEqual(log.lines, ['warn an operation failed']);
+        // The hold is released: the job may be worked again.
+        assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, ['work']);
+      }
+    });
+
+    it('the bound is CANON_OPERATION_TIMEOUT_MS (10 s by default), shorter than the lease', () => {
+      assert.equal(DEFAULT_OPERATION_TIMEOUT_MS, 10_000);
+      assert.equal(resolveConfig().operationTimeoutMs, DEFAULT_OPERATION_TIMEOUT_MS);
+      assert.equal(resolveConfig(fromEnv({ CANON_OPERATION_TIMEOUT_MS: '2500' })).operationTimeoutMs, 2500);
+      assert.throws(() => fromEnv({ CANON_OPERATION_TIMEOUT_MS: '2s' }), /CANON_OPERATION_TIMEOUT_MS must be a non-negative integer/);
+      assert.throws(() => resolveConfig(fromEnv({ CANON_OPERATION_TIMEOUT_MS: '0' })), /CANON_OPERATION_TIMEOUT_MS must be at least 1/);
+      assert.throws(
+        () => resolveConfig(fromEnv({ CANON_OPERATION_TIMEOUT_MS: '30000' })),
+        /CANON_WORKER_LEASE_MS \(30000\) must be longer than CANON_OPERATION_TIMEOUT_MS \(30000\)/,
+      );
     });
 
     it('the lease: an operation claimed by a runner that died is claimed again once the lease ran out, with the same idempotency key', async () => {
@@ -176,7 +270,7 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
       clock.advance(2);
       assert.equal(await alive.runDue(10), 1);
       assert.equal(calls.length, 1);
-      assert.deepEqual(calls[0]!.ctx, { now: clock.now().toISOString(), idempotencyKey: op.id, attempt: 2 });
+      assert.deepEqual({ ...calls[0]!.ctx, signal: undefined }, { now: clock.now().toISOString(), idempotencyKey: op.id, attempt: 2, signal: undefined });
       assert.equal((await operation(op.id)).status, 'succeeded');
       // Had the first runner only been slow, its late finish changes nothing: the operation is settled, the job done once.
       await dead.execute(claimed[0]!);
