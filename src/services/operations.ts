@@ -25,9 +25,11 @@ export interface OperationRunnerOptions {
   /** At most this many performs in flight at once in this runner's polling loop. */
   concurrency?: number;
   /**
-   * How long one `perform` may take (CANON_OPERATION_TIMEOUT_MS, 10 s): past it the attempt has failed, as if
-   * it had thrown, and its AbortSignal is aborted so the provider's call can stop. Shorter than the lease, so
-   * no other worker takes the operation while the attempt may still be running.
+   * How long one `perform` may take (CANON_OPERATION_TIMEOUT_MS, 10 s): past it the attempt has failed and its
+   * AbortSignal is aborted so the provider's call can stop; the operation is tried again under the same
+   * idempotency key after a backoff (an unanswered call may have been carried out), and failed once
+   * `maxAttempts` attempts timed out. Shorter than the lease, so no other worker takes the operation while the
+   * attempt may still be running.
    */
   timeoutMs?: number;
   /**
@@ -157,8 +159,14 @@ export class OperationRunner {
       try {
         changes = await this.perform(action, object, operation);
       } catch (err) {
+        if (isTimeout(err) && Number(operation.attempts) < this.maxAttempts) {
+          // A call that did not answer may still have been carried out by the provider (a charge made): failing the
+          // operation would let a new one, under a new idempotency key, do it twice. It is tried again under the same key.
+          this.log.warn({ operation: id, err }, 'an operation attempt timed out; it is tried again');
+          return await this.retryLater(operation);
+        }
         this.log.warn({ operation: id, err }, 'an operation failed');
-        return await this.services.settleOperation(operation, { error: messageOf(err) });
+        return await this.services.settleOperation(operation, { error: isTimeout(err) ? `${messageOf(err)} It was tried ${String(operation.attempts)} times.` : messageOf(err) });
       }
       try {
         await this.services.settleOperation(operation, { changes });
@@ -173,8 +181,8 @@ export class OperationRunner {
   }
 
   /**
-   * One attempt of `perform`, bounded by `timeoutMs`: past it the attempt throws (a failed attempt, as if
-   * `perform` had), and the signal it was given is aborted so the provider's call can stop. A `perform` that
+   * One attempt of `perform`, bounded by `timeoutMs`: past it the attempt throws a TimeoutError (a failed attempt,
+   * tried again under the same key until `maxAttempts`), and the signal it was given is aborted so the provider's call can stop. A `perform` that
    * ignores the signal runs on unawaited; its result is dropped, the operation being settled already.
    */
   private async perform(action: ActionDef, object: StoredRecord, operation: StoredRecord): Promise<Record<string, unknown>> {
@@ -198,6 +206,22 @@ export class OperationRunner {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Puts a timed-out operation back for another attempt after a backoff (the bound, doubling per attempt, at most a
+   * lease), still processing and still holding its object: the next `perform` gets the same idempotency key.
+   * Nothing is written when the claim no longer holds (the row moved on meanwhile).
+   */
+  private async retryLater(operation: StoredRecord): Promise<void> {
+    const attempts = Number(operation.attempts);
+    const delay = Math.min(this.leaseMs, this.timeoutMs * 2 ** Math.max(0, attempts - 1));
+    const now = this.clock();
+    await this.services.commit(async (tx) => {
+      const current = await tx.lock(OPERATIONS, operation.id, 'update');
+      if (!current || current.status !== 'processing' || current.version !== operation.version) return;
+      await bumpOperation(tx, current, { next_attempt_at: new Date(now.getTime() + delay).toISOString() }, now.toISOString());
+    });
   }
 
   private actionOf(operation: StoredRecord): ActionDef | undefined {
@@ -266,6 +290,10 @@ export class OperationRunner {
       if (this.backlog) this.again = true;
     } while (this.again && this.running);
   }
+}
+
+function isTimeout(err: unknown): boolean {
+  return err instanceof Error && err.name === 'TimeoutError';
 }
 
 function messageOf(err: unknown): string {

@@ -211,31 +211,42 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
       assert.equal((await job(id)).status, 'dropped');
     });
 
-    it('an attempt longer than timeoutMs fails the operation (a failed attempt, as a throw), aborts its signal and releases the hold', async () => {
+    it('an attempt longer than timeoutMs aborts its signal and is tried again under the same key; past maxAttempts the operation fails and its hold ends', async () => {
       const signals: AbortSignal[] = [];
-      // One perform stops when aborted, as a provider's client given the signal does; one ignores it.
+      const keys: string[] = [];
+      // One perform stops when aborted, as a provider's client given the signal does; the next ignores it.
       perform = (_job, ctx) => {
         signals.push(ctx.signal);
-        if (signals.length === 1) return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
+        keys.push(ctx.idempotencyKey);
+        if (signals.length % 2 === 1) return new Promise((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)));
         return new Promise(() => undefined);
       };
-      for (let i = 0; i < 2; i++) {
-        const log = recordingLog();
-        const r = new OperationRunner({ store: core.store, services: core.services, clock: clock.now, log, timeoutMs: 50 });
-        const { job: id, operation: op } = await queued();
-        const started = Date.now();
-        assert.equal(await r.runDue(10), 1);
-        assert.ok(Date.now() - started < 5000, 'the runner did not wait for the perform');
-        assert.equal(signals[i]!.aborted, true);
-        const failed = await operation(op.id);
-        assert.equal(failed.status, 'failed');
-        assert.equal(failed.error, 'The work did not finish within 50 ms.');
-        assert.equal(failed.attempts, 1);
-        assert.equal((await job(id)).status, 'queued');
-        assert.deepEqual(log.lines, ['warn an operation failed']);
-        // The hold is released: the job may be worked again.
-        assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, ['work']);
-      }
+      const log = recordingLog();
+      const r = new OperationRunner({ store: core.store, services: core.services, clock: clock.now, log, timeoutMs: 50, maxAttempts: 2 });
+      const { job: id, operation: op } = await queued();
+      const started = Date.now();
+      assert.equal(await r.runDue(10), 1);
+      assert.ok(Date.now() - started < 5000, 'the runner did not wait for the perform');
+      assert.equal(signals[0]!.aborted, true);
+      const again = await operation(op.id);
+      assert.equal(again.status, 'processing', 'a timed-out attempt is not a failed payment: the provider may have carried it out');
+      assert.equal(again.attempts, 1);
+      // Held still: nothing may change the job while its outcome is unknown.
+      assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, []);
+      // Not due before its backoff (the bound, 50 ms); then the second (last) attempt, under the same key.
+      assert.equal(await r.runDue(10), 0);
+      clock.advance(60);
+      assert.equal(await r.runDue(10), 1);
+      assert.equal(signals[1]!.aborted, true);
+      assert.deepEqual(keys, [op.id, op.id]);
+      const failed = await operation(op.id);
+      assert.equal(failed.status, 'failed');
+      assert.equal(failed.error, 'The work did not finish within 50 ms. It was tried 2 times.');
+      assert.equal(failed.attempts, 2);
+      assert.equal((await job(id)).status, 'queued');
+      assert.deepEqual(log.lines, ['warn an operation attempt timed out; it is tried again', 'warn an operation failed']);
+      // The hold is released: the job may be worked again.
+      assert.deepEqual((await core.services.get({ principal: SYSTEM }, 'jobs', id)).access.actions, ['work']);
     });
 
     it('the bound is CANON_OPERATION_TIMEOUT_MS (10 s by default), shorter than the lease', () => {
