@@ -4,6 +4,7 @@ import type { CompiledModel } from '../model/compile.js';
 import type { JsonSchema } from '../model/schema.js';
 import type { Operation } from './operation.js';
 import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
+import { METRICS_READ } from '../platform/platform-scopes.js';
 
 /** Where migration guides are served (DESIGN §10: a deprecated version's Link points here). */
 export const MIGRATION_GUIDE_PATH = '/docs/migrations/:guide';
@@ -184,14 +185,18 @@ export function platformOperations(model: CompiledModel, version: string): Opera
     },
     {
       ...none,
+      authentication: 'required',
+      grants: ['admin'],
+      scopes: [METRICS_READ],
       id: 'metrics',
       method: 'GET',
       path: '/metrics',
       kind: 'platform',
       input: {},
       output: { 200: { type: 'string', description: 'Prometheus text exposition format 0.0.4.' } },
-      errors: [...TRANSPORT],
-      description: 'Prometheus metrics of this process: webhook deliveries by result and their latency, the delivery queue, event streams, events written.',
+      errors: [...TRANSPORT, 'UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'FORBIDDEN', 'RATE_LIMITED'],
+      description:
+        'Prometheus metrics of this process: requests per API version, webhook deliveries by result and their latency, the delivery queue, event streams, events written. For admins and credentials with the `metrics:read` scope; no label names a principal.',
     },
     {
       ...none,

@@ -15,6 +15,12 @@ export interface TlsConfig {
   clientCaFile: string | undefined;
 }
 
+/** A host and port to listen on. */
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -114,6 +120,8 @@ export interface Config {
    * addresses and CIDRs. Only then does the header decide the client IP (for per-IP limits).
    */
   trustProxy: boolean | string;
+  /** CANON_METRICS_LISTEN: a second listener serving only `GET /metrics`, without credentials (an operator's address). */
+  metricsListen: ListenAddress | undefined;
   overload: {
     /** Mean event-loop delay over a sample above which requests get 503. */
     maxEventLoopDelayMs: number;
@@ -190,6 +198,7 @@ export const DEFAULTS: Config = {
     ipv6Prefix: 64,
   },
   trustProxy: false,
+  metricsListen: undefined,
   overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
 };
 
@@ -229,6 +238,14 @@ function prefixLength(value: string | undefined): number | undefined {
   const n = int(value, 'CANON_RATE_LIMIT_IPV6_PREFIX');
   if (n !== undefined && n > 128) throw new Error(`CANON_RATE_LIMIT_IPV6_PREFIX must be 0 to 128, got "${value}"`);
   return n;
+}
+
+/** `host:port` (`127.0.0.1:9464`, `[::1]:9464`, `0.0.0.0:9464`): the host is required, so nothing listens everywhere by accident. */
+export function listenAddress(value: string, name: string): ListenAddress {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):([0-9]{1,5})$/.exec(value.trim());
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || port > 65535) throw new Error(`${name} must be host:port, such as 127.0.0.1:9464 or [::1]:9464 (port 0 to 65535), got "${value}"`);
+  return { host: m[1] ?? m[2]!, port };
 }
 
 /** Reads the environment; unset variables keep the defaults. */
@@ -309,6 +326,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   const heap = int(env.CANON_MAX_HEAP_BYTES, 'CANON_MAX_HEAP_BYTES');
   if (lag !== undefined || heap !== undefined)
     out.overload = { ...DEFAULTS.overload, ...(lag !== undefined ? { maxEventLoopDelayMs: lag } : {}), ...(heap !== undefined ? { maxHeapUsedBytes: heap } : {}) };
+  if (env.CANON_METRICS_LISTEN) out.metricsListen = listenAddress(env.CANON_METRICS_LISTEN, 'CANON_METRICS_LISTEN');
   if (env.CANON_TRUST_PROXY) out.trustProxy = env.CANON_TRUST_PROXY === 'true' ? true : env.CANON_TRUST_PROXY === 'false' ? false : env.CANON_TRUST_PROXY;
   if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
   return out;

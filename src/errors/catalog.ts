@@ -14,7 +14,11 @@ export const ERROR_CATALOG = {
     status: 400,
     description: 'A parameter names something that does not exist or no longer does: `after` on `/events` with an unknown event id, or one past the retention period.',
   },
-  UNSUPPORTED_VERSION: { status: 400, description: 'The request names an API version this server does not serve (`/v9/…`); `details` lists the versions it serves.' },
+  UNSUPPORTED_VERSION: {
+    status: 400,
+    description:
+      'The request names an API version this server does not serve (`/v9/…`; `details` lists the versions it serves), or names its version more than once (`?version=1&version=2`).',
+  },
   VERSION_SUNSET: {
     status: 410,
     description: 'The API version named has passed its sunset date and is no longer served (`CANON_VERSION_SUNSET=enforce`); the `Link` header points at the migration guide.',

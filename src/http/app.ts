@@ -18,7 +18,7 @@ import { HookRegistry } from './hook-registry.js';
 import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { sunsetError, VersionHeaders } from './version-headers.js';
-import { acceptsVendorJson, mediaTypeHook, pinningListener, unsupportedVersionOf, VersionSelector } from './version-selection.js';
+import { acceptsVendorJson, mediaTypeHook, pinningListener, repeatedVersionOf, unsupportedVersionOf, VersionSelector } from './version-selection.js';
 import { guideHandlers } from './guide-routes.js';
 import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
 import { errorInVersion } from '../query/versioned-query.js';
@@ -197,7 +197,13 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     const allow = catalog.allow(request.url);
     if (allow && request.method === 'OPTIONS') return reply.code(200).header('allow', allow).send();
     if (allow) throw new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed here; use ${allow}.`, { headers: { allow } });
-    // DESIGN §10: a version the server does not serve is 400, not 404 (named in the path, or by the strategy).
+    // DESIGN §10: a version the server does not serve is 400, not 404 (named in the path, or by the strategy);
+    // so is one named more than once in the query, the code two X-API-Version headers get (issue 26.11).
+    const repeated = repeatedVersionOf(request.raw);
+    if (repeated !== undefined)
+      throw new AppError('UNSUPPORTED_VERSION', `The version is named more than once (${repeated}); name it once, with version or v.`, {
+        details: [{ field: 'version', message: 'must be named once', value: repeated }],
+      });
     const named = unsupportedVersionOf(request.raw) ?? (selector.strategy === 'path' ? VERSION_SEGMENT.exec(request.url)?.[1] : undefined);
     if (named !== undefined && !servedVersions.has(named)) throw unsupported(named);
     throw new AppError('ROUTE_NOT_FOUND', `No route matches ${request.method} ${request.originalUrl.split('?')[0]}.`);

@@ -66,7 +66,7 @@ export interface HttpDeps {
   readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
   log: Logger;
   /** Prometheus metrics of this process (src/lib/metrics.ts). */
-  metrics: { text(): Promise<string>; contentType: string; versionRequest(version: string, deprecated: boolean, principal: string): void };
+  metrics: { text(): Promise<string>; contentType: string; versionRequest(version: string, deprecated: boolean): void };
   /** The event list and stream (src/http/event-routes.ts). */
   events: EventDeps;
 }

@@ -7,6 +7,7 @@ import { ipLimitHook, verifiedCertificateSha256 } from './auth-hooks.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 import type { RouteSpec } from './operation-routes.js';
 import { factHeaders } from './error-facts.js';
+import { PLATFORM_SCOPES } from '../platform/platform-scopes.js';
 
 /** RFC 6749 §5.2: the token endpoint answers errors in its own body shape, never the Canon error body. */
 function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
@@ -17,8 +18,8 @@ function oauthError(reply: FastifyReply, err: OAuthError): FastifyReply {
 
 /** The handlers of `oauth.metadata`, `oauth.jwks` and `oauth.token` (src/catalog/platform-operations.ts). */
 export function oauthHandlers(deps: HttpDeps): Record<string, RouteSpec> {
-  // Every scope a client may ask for, computed once: `*`, and read/write per resource clients can reach.
-  const scopes = ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`])];
+  // Every scope a client may ask for, computed once: `*`, read/write per resource clients can reach, and the platform's own.
+  const scopes = ['*', ...[...deps.model.resources.values()].filter((r) => !r.def.internal).flatMap((r) => [`${r.name}:read`, `${r.name}:write`]), ...PLATFORM_SCOPES];
   const metadata: RouteSpec = {
     handler: async (_req, reply) => {
       const issuer = deps.issuer();

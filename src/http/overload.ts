@@ -12,6 +12,9 @@ export async function registerOverload(app: FastifyInstance, config: Config): Pr
   const o = config.overload;
   const heapLimit = o.maxHeapUsedBytes ?? Math.floor(getHeapStatistics().heap_size_limit * 0.9);
   await app.register(underPressure, {
+    // 0 turns the event-loop check off (under-pressure skips a zero limit): CANON_MAX_EVENT_LOOP_DELAY_MS=0, and
+    // every test not about overload. A sample in which the loop never ticked (a stall spanning it) has no mean,
+    // which under-pressure reads as an infinite delay: with the check on, such a stall trips it whatever the limit.
     maxEventLoopDelay: o.maxEventLoopDelayMs,
     maxHeapUsedBytes: heapLimit,
     sampleInterval: o.sampleIntervalMs,

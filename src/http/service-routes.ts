@@ -2,8 +2,27 @@
 import { AppError } from '../errors/app-error.js';
 import type { HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
+import { authHook } from './auth-hooks.js';
+import { holdsPlatformScope } from '../services/permissions.js';
+import { METRICS_READ } from '../platform/platform-scopes.js';
+import type { FastifyRequest } from 'fastify';
 
-/** The handlers of `health.live` and `health.ready` (src/catalog/platform-operations.ts). */
+/**
+ * onRequest of `/metrics`, after authentication (DESIGN §9): the `metrics:read` scope. A credential restricted by
+ * scopes that lacks it gets 403 INSUFFICIENT_SCOPE naming it (RFC 6750 §3.1), as a resource scope does; an
+ * unrestricted principal that is not an admin (a customer's session or key) gets 403 FORBIDDEN.
+ */
+async function requireMetricsScope(request: FastifyRequest): Promise<void> {
+  const principal = request.principal!;
+  if (holdsPlatformScope(principal, METRICS_READ)) return;
+  if (principal.scopes.length > 0)
+    throw new AppError('INSUFFICIENT_SCOPE', `This credential lacks the scope ${METRICS_READ}.`, {
+      facts: { challenges: [{ scheme: 'Bearer', params: { realm: 'canon', error: 'insufficient_scope', scope: METRICS_READ } }] },
+    });
+  throw new AppError('FORBIDDEN', `Only admins and credentials with the ${METRICS_READ} scope may read the metrics.`);
+}
+
+/** The handlers of `health.live`, `health.ready` and `metrics` (src/catalog/platform-operations.ts). */
 export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   const live: RouteSpec = {
     handler: async (_req, reply) => {
@@ -43,7 +62,10 @@ export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       };
     },
   };
+  // Authenticated and counted against its principal like any request (401 and the per-IP count without
+  // credentials), then the scope: an anonymous, unlimited /metrics was a free probe of the process (issue 26.5).
   const metrics: RouteSpec = {
+    onRequest: [authHook(deps), requireMetricsScope],
     handler: async (_req, reply) => {
       reply.header('cache-control', 'no-store').type(deps.metrics.contentType);
       return deps.metrics.text();

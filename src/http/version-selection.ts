@@ -16,9 +16,11 @@ const SPELLING = /^v?([0-9]{1,6})$/;
 
 /** What a request asked for, kept on it for the error handler: set only when the server does not serve it. */
 export const UNSUPPORTED = Symbol('canon.unsupportedVersion');
+/** The version parameters of a query that names its version more than once (`version=1&version=2`), as sent. */
+const REPEATED = Symbol('canon.repeatedVersion');
 /** The caller's version pin, found before routing by the date strategy (pinningListener). */
 const PIN = Symbol('canon.versionPin');
-type Marked = IncomingMessage & { [UNSUPPORTED]?: string; [PIN]?: string };
+type Marked = IncomingMessage & { [UNSUPPORTED]?: string; [REPEATED]?: string; [PIN]?: string };
 
 /** The path an unsupported version is routed to: no route has it, so the unmatched handler answers (400). */
 const NOWHERE = '/~unsupported-version';
@@ -26,6 +28,11 @@ const NOWHERE = '/~unsupported-version';
 /** The version a request asked for and the server does not serve, if any. */
 export function unsupportedVersionOf(req: IncomingMessage): string | undefined {
   return (req as Marked)[UNSUPPORTED];
+}
+
+/** Under the query strategy, the version parameters of a request that named its version more than once (`version=1&v=2`). */
+export function repeatedVersionOf(req: IncomingMessage): string | undefined {
+  return (req as Marked)[REPEATED];
 }
 
 /**
@@ -97,6 +104,16 @@ export class VersionSelector {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     let query = q < 0 ? '' : url.slice(q + 1);
+    // Issue 26.11: a version named twice (`version=1&version=2`, `version=2&v=1`, even `v=1&v=1`) is ambiguous, as
+    // two X-API-Version or Canon-Version headers are under their strategies: 400 on every path, /events and the
+    // service paths included, rather than serving whichever came first.
+    if (this.strategy === 'query' && q >= 0) {
+      const named = versionParams(query);
+      if (named.length > 1) {
+        (req as Marked)[REPEATED] = named.join('&').slice(0, 128);
+        return NOWHERE;
+      }
+    }
     const first = path.split('/', 2)[1] ?? '';
     if (this.unversioned.has(first)) return url;
     let requested: string | undefined;
@@ -150,7 +167,16 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-/** `version=` or `v=` out of a query string (the first of them); the rest left as sent. */
+/** The `version=` and `v=` parameters of a query string, as sent. */
+function versionParams(query: string): string[] {
+  return query.split('&').filter((part) => {
+    const eq = part.indexOf('=');
+    const key = eq < 0 ? part : part.slice(0, eq);
+    return key === 'version' || key === 'v';
+  });
+}
+
+/** `version=` or `v=` out of a query string (rewrite has refused a query naming more than one); the rest left as sent. */
 function takeVersionParam(query: string): { requested: string | undefined; query: string } {
   let requested: string | undefined;
   const kept: string[] = [];

@@ -23,15 +23,17 @@ export class Metrics {
   });
 
   /**
-   * Requests per version, and per principal for deprecated versions: plain numbers on the request path (this
-   * runs on every resource request, the lean GET by id included), handed to Prometheus when scraped.
+   * Requests per version, and for deprecated versions apart: plain numbers on the request path (this runs on
+   * every resource request, the lean GET by id included), handed to Prometheus when scraped. No label names a
+   * principal (issue 26.5): the series stay as few as the versions served, and who still calls a deprecated
+   * version goes to the log (src/http/version-usage.ts), not to whoever may scrape.
    */
   private readonly perVersion = new Map<string, number>();
-  private readonly perPrincipal = new Map<string, { version: string; principal: string; count: number }>();
+  private readonly deprecatedPerVersion = new Map<string, number>();
 
   constructor() {
     const perVersion = this.perVersion;
-    const perPrincipal = this.perPrincipal;
+    const deprecatedPerVersion = this.deprecatedPerVersion;
     new Counter({
       name: 'canon_api_requests_total',
       help: 'Authenticated requests to resource routes, by API version.',
@@ -44,24 +46,20 @@ export class Metrics {
     });
     new Counter({
       name: 'canon_deprecated_api_requests_total',
-      help: 'Authenticated requests to a deprecated API version, by version and principal (api_key:<id>, oauth_client:<id>, user:<id>): who still has to migrate.',
-      labelNames: ['version', 'principal'],
+      help: 'Authenticated requests to a deprecated API version, by version; the log names who made them ("deprecated API version in use").',
+      labelNames: ['version'],
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const { version, principal, count } of perPrincipal.values()) this.inc({ version, principal }, count);
+        for (const [version, count] of deprecatedPerVersion) this.inc({ version }, count);
       },
     });
   }
 
-  /** One authenticated resource request in `version`; for a deprecated one, who made it. */
-  versionRequest(version: string, deprecated: boolean, principal: string): void {
+  /** One authenticated resource request in `version`, counted apart too when the version is deprecated. */
+  versionRequest(version: string, deprecated: boolean): void {
     this.perVersion.set(version, (this.perVersion.get(version) ?? 0) + 1);
-    if (!deprecated) return;
-    const key = `${version} ${principal}`;
-    const seen = this.perPrincipal.get(key);
-    if (seen) seen.count++;
-    else this.perPrincipal.set(key, { version, principal, count: 1 });
+    if (deprecated) this.deprecatedPerVersion.set(version, (this.deprecatedPerVersion.get(version) ?? 0) + 1);
   }
 
   /** A gauge read at scrape time; a failing read leaves it unset rather than failing the scrape. */

@@ -11,6 +11,7 @@ import { buildCatalog, type Catalog } from '../catalog/catalog.js';
 import { FailoverCounters } from '../counters/failover-counters.js';
 import { MemoryCounters } from '../counters/memory-counters.js';
 import { buildHttpApp, type HttpApp } from '../http/app.js';
+import { startMetricsListener, type MetricsListener } from '../http/metrics-listener.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import type { Principal } from '../model/principal.js';
 import { generateApiKey } from '../platform/api-key-secrets.js';
@@ -37,6 +38,8 @@ export interface ApiRole {
   /** The development admin key when Canon generated it (printed at start). */
   generatedAdminKey: string | undefined;
   seeded: boolean;
+  /** `http://host:port` of the CANON_METRICS_LISTEN listener, when there is one. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -100,6 +103,10 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   hub.onTick(guard.tick);
   await hub.start();
   core.metrics.gauge('canon_event_streams', 'Server-Sent Events streams open on this process.', () => hub.size);
+  const limiter = new RateLimiter(
+    shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters,
+    config.rateLimits,
+  );
   const app = await buildHttpApp({
     catalog,
     model,
@@ -119,7 +126,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     deviceCookies: new DeviceCookies(secret, names),
     idempotency: core.idempotency,
     readiness: { required: { store: () => store.ping() }, optional: core.optionalChecks },
-    limiter: new RateLimiter(shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters, config.rateLimits),
+    limiter,
     log,
     metrics: core.metrics,
     now: () => clock().getTime(),
@@ -136,11 +143,27 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   // Embedding code adds its own plugins and hooks here; the lean read path stands aside for any it cannot vouch for.
   await options.configureHttp?.(app);
   await app.ready();
+  // The operator's address for the metrics alone (CANON_METRICS_LISTEN): no credentials, counted per client address.
+  let metricsListener: MetricsListener | undefined;
+  if (config.metricsListen) {
+    try {
+      metricsListener = await startMetricsListener(core.metrics, config.metricsListen, config, {
+        ...(config.rateLimits.enabled ? { limit: (ip: string) => limiter.forIp(ip) } : {}),
+        log,
+      });
+    } catch (err) {
+      stopWaking();
+      await hub.close();
+      await app.close();
+      throw err;
+    }
+  }
   const close = async (): Promise<void> => {
+    await metricsListener?.close();
     stopWaking();
     // Streams end first (clients resume elsewhere by Last-Event-ID); an open stream would hold the server's close.
     await hub.close();
     await app.close();
   };
-  return { app, catalog, signingKeys, generatedAdminKey, seeded, close };
+  return { app, catalog, signingKeys, generatedAdminKey, seeded, metricsUrl: metricsListener?.url, close };
 }

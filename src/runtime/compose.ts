@@ -37,6 +37,8 @@ export interface Runtime {
   /** The development admin key when Canon generated it (printed at start). */
   generatedAdminKey: string | undefined;
   seeded: boolean;
+  /** `http://host:port` of the CANON_METRICS_LISTEN listener, when there is one. */
+  metricsUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       signingKeys: api.signingKeys,
       generatedAdminKey: api.generatedAdminKey,
       seeded: api.seeded,
+      metricsUrl: api.metricsUrl,
       store: core.store,
       idempotency: core.idempotency,
       services: core.services,

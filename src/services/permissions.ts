@@ -55,3 +55,13 @@ export function scopeAllows(scopes: string[], resource: string, access: 'read' |
   if (scopes.length === 0 || scopes.includes('*') || scopes.includes(`${resource}:write`)) return true;
   return access === 'read' && scopes.includes(`${resource}:read`);
 }
+
+/**
+ * Whether a principal holds a platform scope (src/platform/platform-scopes.ts, such as `metrics:read`): a
+ * credential that lists it holds it whatever its role; an admin holds every one while its credential is
+ * unrestricted (no scopes, or `*`). Anyone else (a customer's session or key) does not.
+ */
+export function holdsPlatformScope(principal: Principal, scope: string): boolean {
+  if (principal.scopes.includes(scope)) return true;
+  return principal.role === 'admin' && (principal.scopes.length === 0 || principal.scopes.includes('*'));
+}

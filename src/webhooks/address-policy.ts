@@ -13,10 +13,24 @@ export type Verdict = { allowed: true } | { allowed: false; reason: string };
  */
 export function addressVerdict(address: string): Verdict {
   if (!ipaddr.isValid(address)) return { allowed: false, reason: `${address} is not an IP address` };
-  let ip = ipaddr.parse(address);
-  if (ip.kind() === 'ipv6' && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
+  const parsed = ipaddr.parse(address);
+  const ip = parsed.kind() === 'ipv6' ? (embeddedIpv4(parsed as ipaddr.IPv6) ?? parsed) : parsed;
   const range = ip.range();
-  return range === 'unicast' ? { allowed: true } : { allowed: false, reason: `${address} is in a ${range} range` };
+  if (range === 'unicast') return { allowed: true };
+  return { allowed: false, reason: ip === parsed ? `${address} is in a ${range} range` : `${address} is ${ip.toString()}, in a ${range} range` };
+}
+
+/**
+ * The IPv4 address an IPv6 address carries in its last 32 bits when it is IPv4-mapped (`::ffff:a.b.c.d`,
+ * RFC 4291 §2.5.5.2) or IPv4-compatible (`::a.b.c.d`, the first 96 bits zero, deprecated by RFC 4291
+ * §2.5.5.1 but still parsed by every URL parser: `[::127.0.0.1]` becomes `[::7f00:1]`, which ipaddr.js
+ * calls unicast). `::` and `::1` keep their IPv6 meaning (unspecified, loopback).
+ */
+function embeddedIpv4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address();
+  const p = ip.parts;
+  if (p[0] || p[1] || p[2] || p[3] || p[4] || p[5] || (p[6] === 0 && p[7]! <= 1)) return undefined;
+  return new ipaddr.IPv4([p[6]! >> 8, p[6]! & 0xff, p[7]! >> 8, p[7]! & 0xff]);
 }
 
 export type Resolver = (hostname: string) => Promise<string[]>;

@@ -1,6 +1,7 @@
 // Starts real `canon serve` processes for multi-process tests and stops them (bounded waits, no strays).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { TEST_PROCESS_ENV } from './harness.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -12,8 +13,9 @@ export interface CanonProcess {
 
 export async function startCanon(env: Record<string, string>, args: string[] = []): Promise<CanonProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
-    // Limits off unless a test sets them: these suites send hundreds of requests with one key.
-    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...env },
+    // Limits off unless a test sets them: these suites send hundreds of requests with one key. The event-loop
+    // overload check off too: a loaded machine must not turn requests into 503s (harness.ts, TEST_OVERLOAD).
+    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { EventSource } from 'eventsource';
 import type { Config } from '../../../src/config/config.js';
 import { eventually } from '../../support/eventually.js';
-import { ADMIN_KEY, createCustomer, errorShape, fromFetch, startServer, type TestServer } from '../../support/harness.js';
+import { ADMIN_KEY, createCustomer, errorShape, fromFetch, startServer, TEST_OVERLOAD, type TestServer } from '../../support/harness.js';
 import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
 
 type Json = Record<string, any>;
@@ -26,7 +26,7 @@ const CONFIG: Partial<Config> = {
   sseHeartbeatSeconds: 1,
   sseMaxStreamsPerPrincipal: 3,
   sqliteSynchronous: 'normal',
-  overload: { maxEventLoopDelayMs: 30_000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
+  overload: TEST_OVERLOAD,
 };
 
 interface Received {

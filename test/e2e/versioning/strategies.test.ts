@@ -1,7 +1,7 @@
-// CANON_VERSIONING (DESIGN §10): query, header and media-type selection on unversioned paths, with Vary, links and errors.
+// CANON_VERSIONING (DESIGN §10): query, header and media-type selection on unversioned paths, with Vary, links and errors; a version named twice is 400 (issue 26.11).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
+import { ADMIN_KEY, errorShape, MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -196,3 +196,68 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
     });
   });
 }
+
+/**
+ * Issue 26.11: under the query strategy a version named more than once is 400 UNSUPPORTED_VERSION, the code two
+ * X-API-Version headers get under the header strategy, on resource paths, /events and the service paths alike.
+ */
+for (const mode of MODES.filter((m) => !m.endsWith('/postgres'))) {
+  describe(`CANON_VERSIONING=query: a version named more than once (${mode})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer(mode, { versioning: 'query' });
+    });
+    after(async () => server.close());
+
+    const REPEATED = ['version=1&version=2', 'version=2&version=1', 'version=2&v=1', 'v=1&version=1', 'v=1&v=1', 'version=2&version=2', 'version=2&limit=1&v=2'];
+
+    for (const path of ['/products', '/events', '/healthz', '/readyz', '/metrics', '/.well-known/jwks.json']) {
+      it(`${path}: each repetition or conflict is 400 UNSUPPORTED_VERSION naming the parameters; one is served`, async () => {
+        for (const params of REPEATED) {
+          const res = await server.request('GET', `${path}?${params}`);
+          assert.equal(res.status, 400, `${path}?${params}: ${res.text}`);
+          const error = errorShape(res);
+          assert.equal(error.code, 'UNSUPPORTED_VERSION');
+          const named = params
+            .split('&')
+            .filter((p) => /^(version|v)=/.test(p))
+            .join('&');
+          assert.deepEqual(error.details, [{ field: 'version', message: 'must be named once', value: named }]);
+          assert.match(error.message, /named more than once/);
+        }
+        for (const params of ['version=1', 'v=2', 'version=2&limit=1']) {
+          const res = await server.request('GET', `${path}?${params}`);
+          assert.equal(res.status, 200, `${path}?${params}: ${res.text}`);
+        }
+      });
+    }
+
+    it('a POST naming the version twice is refused before its body is read or anything is written', async () => {
+      const res = await server.request('POST', '/products?version=2&version=1', { body: { name: 'Twice', price: { amount: 1, currency: 'EUR' } } });
+      assert.equal(res.status, 400, res.text);
+      assert.equal(errorShape(res).code, 'UNSUPPORTED_VERSION');
+      const list = await server.request('GET', '/products?limit=100');
+      assert.equal(list.status, 200);
+      assert.ok(!list.body.data.some((p: Obj) => p.name === 'Twice'));
+    });
+  });
+}
+
+describe('CANON_VERSIONING=header: two X-API-Version headers (the code the query strategy answers repetitions with)', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer('listen', { versioning: 'header' });
+  });
+  after(async () => server.close());
+
+  it('is 400 UNSUPPORTED_VERSION', async () => {
+    const headers = new Headers([
+      ['x-api-key', ADMIN_KEY],
+      ['x-api-version', '1'],
+      ['x-api-version', '2'],
+    ]);
+    const res = await fetch(`${server.baseUrl}/products`, { headers });
+    assert.equal(res.status, 400);
+    assert.equal(((await res.json()) as Obj).error.code, 'UNSUPPORTED_VERSION');
+  });
+});

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { CertDir, type CertFiles } from '../../support/certs.js';
 import { eventually } from '../../support/eventually.js';
-import { ADMIN_KEY } from '../../support/harness.js';
+import { ADMIN_KEY, TEST_PROCESS_ENV } from '../../support/harness.js';
 import { PG_URL } from '../../support/pg.js';
 import { startCanon, type CanonProcess } from '../../support/processes.js';
 import { all, call, pool, scratchStore, STORES, type Json, type Scratch, type StoreKind } from './api.js';
@@ -36,7 +36,7 @@ const WORKER_SKIP = !PG_URL
 /** A `canon worker` process (no HTTP): started once it says it is running. */
 async function startWorkerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [CLI, 'worker'], {
-    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...env },
+    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -188,8 +188,8 @@ describe('webhook deliveries survive a SIGKILLed worker', () => {
     // A short lease (the default is 30 s) so the killed process's claims come due again quickly; attempts stay shorter.
     CANON_WORKER_LEASE_MS: '5000',
     CANON_WEBHOOK_TIMEOUT_MS: '2000',
-    // Hundreds of synchronous SQLite commits on a busy machine can stall the loop past the 1 s overload guard: a 503 here would test that guard, not deliveries.
-    CANON_MAX_EVENT_LOOP_DELAY_MS: '30000',
+    // Hundreds of synchronous SQLite commits on a busy machine can stall the loop: a 503 here would test the overload guard, not deliveries.
+    ...TEST_PROCESS_ENV,
   });
   const scratchFor = async (kind: StoreKind): Promise<Scratch> => {
     const scratch = await scratchStore(kind);

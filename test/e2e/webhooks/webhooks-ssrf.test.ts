@@ -21,6 +21,10 @@ const REFUSED = [
   'https://172.16.0.1/hook',
   'https://[fe80::1]/hook',
   'https://127.1/hook',
+  // IPv4-compatible IPv6 (issue 26.7): judged by the IPv4 address inside.
+  'https://[::127.0.0.1]/hook',
+  'https://[::7f00:1]/hook',
+  'https://[::a9fe:a9fe]/latest/meta-data/',
 ];
 
 describe('webhook endpoint registration without CANON_WEBHOOK_ALLOW_PRIVATE', () => {

@@ -46,8 +46,6 @@ for (const store of STORES) {
         CANON_WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','),
         CANON_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         CANON_EVENT_POLL_MS: '100',
-        // A busy machine must not turn requests into overload 503s: that guard has its own tests.
-        CANON_MAX_EVENT_LOOP_DELAY_MS: '30000',
       });
     });
     after(async () => {

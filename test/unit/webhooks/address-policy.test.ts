@@ -40,6 +40,39 @@ describe('addressVerdict', () => {
   ];
   for (const address of refused) it(`refuses ${address}`, () => assert.equal(addressVerdict(address).allowed, false));
   for (const address of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '::ffff:8.8.8.8']) it(`allows ${address}`, () => assert.deepEqual(addressVerdict(address), { allowed: true }));
+
+  // Issue 26.7: an IPv4-compatible IPv6 address (::a.b.c.d, first 96 bits zero; RFC 4291 §2.5.5.1) is judged by the IPv4 address inside.
+  const compatible: Array<[string, RegExp | true]> = [
+    ['::7f00:1', /::7f00:1 is 127\.0\.0\.1, in a loopback range/],
+    ['::127.0.0.1', /loopback/],
+    ['0:0:0:0:0:0:7f00:1', /is 127\.0\.0\.1, in a loopback range/],
+    ['0::127.0.0.1', /is 127\.0\.0\.1, in a loopback range/],
+    ['::a9fe:a9fe', /is 169\.254\.169\.254, in a linkLocal range/],
+    ['::a00:1', /is 10\.0\.0\.1, in a private range/],
+    ['::c0a8:101', /is 192\.168\.1\.1, in a private range/],
+    ['::ac10:1', /is 172\.16\.0\.1, in a private range/],
+    ['::6440:1', /is 100\.64\.0\.1, in a carrierGradeNat range/],
+    ['::e000:1', /is 224\.0\.0\.1, in a multicast range/],
+    ['::ffff:ffff', /is 255\.255\.255\.255, in a broadcast range/],
+    ['::2', /is 0\.0\.0\.2, in a unspecified range/],
+    ['::1', /::1 is in a loopback range/],
+    ['::', /:: is in a unspecified range/],
+    // Allowed: a public IPv4 address inside, and public IPv6 addresses that merely end like a private IPv4 one.
+    ['::808:808', true],
+    ['::8.8.8.8', true],
+    ['2001:4860:4860::7f00:1', true],
+    ['2606:4700::a9fe:a9fe', true],
+  ];
+  for (const [address, expected] of compatible) {
+    it(`${expected === true ? 'allows' : 'refuses'} ${address} (IPv4-compatible form)`, () => {
+      const verdict = addressVerdict(address);
+      if (expected === true) assert.deepEqual(verdict, { allowed: true });
+      else {
+        assert.equal(verdict.allowed, false, JSON.stringify(verdict));
+        assert.match((verdict as { reason: string }).reason, expected);
+      }
+    });
+  }
   it('names the range it refused', () => assert.deepEqual(addressVerdict('169.254.169.254'), { allowed: false, reason: '169.254.169.254 is in a linkLocal range' }));
 });
 
@@ -69,6 +102,15 @@ describe('urlVerdict', () => {
     ['https://127.1/', false, /loopback/],
     ['https://[::ffff:7f00:1]/', false, /loopback/],
     ['https://[::1]:8443/', false, /loopback/],
+    // Issue 26.7: IPv4-compatible IPv6 literals; the URL parser turns [::127.0.0.1] into [::7f00:1].
+    ['https://[::127.0.0.1]/', false, /127\.0\.0\.1, in a loopback range/],
+    ['https://[::7f00:1]/', false, /127\.0\.0\.1, in a loopback range/],
+    ['https://[0:0:0:0:0:0:127.0.0.1]:8443/', false, /127\.0\.0\.1, in a loopback range/],
+    ['https://[::a9fe:a9fe]/latest/meta-data/', false, /169\.254\.169\.254, in a linkLocal range/],
+    ['https://[::169.254.169.254]/', false, /linkLocal/],
+    ['https://[::10.0.0.1]/', false, /private/],
+    ['https://[::8.8.8.8]/hook', true],
+    ['https://[2606:4700::1111]/hook', true],
     ['https://169.254.169.254/latest/meta-data/', false, /linkLocal/],
     ['https://8.8.8.8/hook', true],
     ['not a url', false, /not a URL/],
@@ -114,6 +156,13 @@ describe('guardedLookup: the check on the address connected to', () => {
     await assert.rejects(
       dial(guardedLookup({ allowPrivate: false, resolve: rebinding })),
       (err: NodeJS.ErrnoException) => err.code === 'EADDRNOTALLOWED' && /127\.0\.0\.1 is in a loopback range/.test(err.message),
+    );
+  });
+
+  it('refuses a name whose only address is an IPv4-compatible IPv6 spelling of a private one (AAAA ::7f00:1)', async () => {
+    await assert.rejects(
+      dial(guardedLookup({ allowPrivate: false, resolve: async () => ['::7f00:1', '::a9fe:a9fe'] })),
+      (err: NodeJS.ErrnoException) => err.code === 'EADDRNOTALLOWED' && /127\.0\.0\.1, in a loopback range.*169\.254\.169\.254, in a linkLocal range/.test(err.message),
     );
   });
 

@@ -368,7 +368,8 @@ describe('WebhookSender', () => {
     it('refuses private IP literals in every spelling without connecting', async () => {
       const sender = new WebhookSender({ policy: { allowPrivate: false } });
       try {
-        for (const host of ['127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '[::1]', '[::ffff:7f00:1]', '169.254.169.254', '10.0.0.1', '0.0.0.0']) {
+        const compatible = ['[::127.0.0.1]', '[::7f00:1]', '[::a9fe:a9fe]'];
+        for (const host of ['127.0.0.1', '127.1', '0x7f.0.0.1', '2130706433', '[::1]', '[::ffff:7f00:1]', '169.254.169.254', '10.0.0.1', '0.0.0.0', ...compatible]) {
           const outcome = await sender.send(message(`https://${host}:${receiver.port}/hook`));
           assert.equal(outcome.statusCode, null, host);
           assert.match(outcome.error!, /^refused address: /, host);
