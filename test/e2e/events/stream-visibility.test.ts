@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Config } from '../../../src/config/config.js';
 import { eventually } from '../../support/eventually.js';
-import { ADMIN_KEY, createCustomer, errorShape, fromFetch, startServer, type TestServer } from '../../support/harness.js';
+import { ADMIN_KEY, createCustomer, errorShape, fromFetch, startServer, TEST_OVERLOAD, type TestServer } from '../../support/harness.js';
 import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
 
 type Json = Record<string, any>;
@@ -19,7 +19,7 @@ const CONFIG: Partial<Config> = {
   sseHeartbeatSeconds: 1,
   sseMaxStreamsPerUser: 2,
   sqliteSynchronous: 'normal',
-  overload: { maxEventLoopDelayMs: 30_000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
+  overload: TEST_OVERLOAD,
 };
 
 /** A raw stream: every event parsed from its body as it arrives, and whether the server ended it. */
