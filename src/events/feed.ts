@@ -6,7 +6,7 @@ import type { Principal } from '../model/principal.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, parseCount } from '../query/pagination.js';
 import { signToken, verifyToken } from '../query/tokens.js';
 import type { EventFilter, Store, StoredEvent } from '../store/types.js';
-import { eventFilterFor, eventMatcher, MAX_TYPE_PATTERNS, TYPE_PATTERN } from './visibility.js';
+import { eventFilterFor, eventMatcher, MAX_TYPE_PATTERNS, seesNothing, TYPE_PATTERN } from './visibility.js';
 
 export type FeedQuery = Record<string, string | string[] | undefined>;
 
@@ -100,8 +100,15 @@ export class EventFeed {
     return request.afterSequence ?? fallback();
   }
 
+  /**
+   * What the principal may see of the log; 403 INSUFFICIENT_SCOPE when its scopes read no resource at all
+   * (a key given only `metrics:read`): an empty feed or a stream that could never carry anything would only
+   * hide the mistake, and a stream left so is closed (src/events/stream-guard.ts).
+   */
   filterFor(principal: Principal, request: FeedRequest): EventFilter {
-    return eventFilterFor(this.model, principal, request.types);
+    const filter = eventFilterFor(this.model, principal, request.types);
+    if (seesNothing(filter)) throw new AppError('INSUFFICIENT_SCOPE', 'This credential’s scopes let it read no resource, so no event is visible to it.');
+    return filter;
   }
 
   /** One page of the list; `has_more` is known by reading one event more than the page. */

@@ -52,8 +52,8 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
         const lastEventId = typeof header === 'string' && header !== '' ? header : undefined;
         const feedRequest = events.feed.parse(query, lastEventId);
         const after = await events.feed.startOf(principal, feedRequest, () => deps.store.lastEventSequence(), lastEventId !== undefined ? 'Last-Event-ID' : 'after');
-        const release = caps.acquire(principal);
         const filter = events.feed.filterFor(principal, feedRequest);
+        const release = caps.acquire(principal);
         const res = reply.raw;
         reply.hijack();
         res.writeHead(200, {

@@ -166,6 +166,13 @@ for (const mode of MODES) {
         // Scopes that read no resource at all: the stream has nothing left to carry and ends.
         assert.equal((await server.request('PATCH', `/v2/api-keys/${key.body.id}`, { body: { scopes: ['nothing:read'] } })).status, 200);
         await eventually(async () => stream.ended, 'the stream to end once the key may read nothing', 10_000, 20);
+        // Nor may it open another, or list: 403, not an empty feed that hides the mistake.
+        const again = await openAttempt(server, { 'x-api-key': key.body.key });
+        assert.equal(again.status, 403, again.text);
+        assert.equal(errorShape(again).code, 'INSUFFICIENT_SCOPE');
+        const listed = await server.request('GET', '/events', { key: key.body.key });
+        assert.equal(listed.status, 403, listed.text);
+        assert.equal(errorShape(listed).code, 'INSUFFICIENT_SCOPE');
       } finally {
         stream.close();
       }
