@@ -179,9 +179,9 @@ export function platformOperations(model: CompiledModel, version: string): Opera
         },
       },
       output: { 200: EVENT_LIST },
-      errors: [...TRANSPORT, 'UNAUTHENTICATED', 'INVALID_QUERY', 'INVALID_PARAMETER', 'RATE_LIMITED'],
+      errors: [...TRANSPORT, 'UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'INVALID_QUERY', 'INVALID_PARAMETER', 'RATE_LIMITED'],
       description:
-        'The events the caller may see, oldest first (cursor pagination); with `Accept: text/event-stream` a Server-Sent Events stream that resumes after `Last-Event-ID` or `after`.',
+        'The events the caller may see, oldest first (cursor pagination); with `Accept: text/event-stream` a Server-Sent Events stream that resumes after `Last-Event-ID` or `after`. What a stream carries follows the caller as it is at each event (role, scopes, revocation); a caller whose scopes read no resource is 403.',
     },
     {
       ...none,
