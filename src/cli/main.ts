@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The `canon` command: serve, worker, migrate and keys (openapi and check arrive with their issues).
 import { parseArgs } from 'node:util';
-import { fromEnv, resolveConfig, tlsFrom, type Config } from '../config/config.js';
+import { fromEnv, resolveConfig, tlsFrom, VERSIONING_STRATEGIES, type Config, type VersioningStrategy } from '../config/config.js';
+import { loadConfigFile, withFile } from '../config/config-file.js';
 import { createRuntime, createWorker, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
 import { commerce } from '../../examples/commerce/index.js';
 import type { AppDef } from '../model/types.js';
@@ -26,6 +27,8 @@ options:
   --db URL         sqlite:<path>, sqlite::memory: or postgres://… (DATABASE_URL)
   --redis URL      redis://… for counters and event fan-out shared by processes (REDIS_URL)
   --config FILE    resource definition module (CANON_CONFIG)
+  --config-file FILE  settings file (CANON_CONFIG_FILE; default: canon.config.ts, .js or .json in this directory)
+  --versioning S   how requests name their API version: path, query, header, media-type or date (CANON_VERSIONING)
   --tls-cert FILE  serve HTTPS with this certificate (CANON_TLS_CERT)
   --tls-key FILE   and this private key (CANON_TLS_KEY)
   --tls-client-ca FILE  ask for client certificates signed by this CA: mutual TLS (CANON_TLS_CLIENT_CA)
@@ -33,7 +36,8 @@ options:
   --user ID        keys create: bind the key to this user (otherwise an admin key)
   -h, --help       show this help`;
 
-function configFrom(values: Record<string, string | boolean | undefined>): Config {
+/** Flags over the environment over the configuration file over the defaults (docs/configuration.md). */
+async function configFrom(values: Record<string, string | boolean | undefined>): Promise<Config> {
   const flags: Partial<Config> = {};
   if (typeof values.port === 'string') {
     if (!/^\d+$/.test(values.port)) throw new Error('--port must be a number');
@@ -42,7 +46,13 @@ function configFrom(values: Record<string, string | boolean | undefined>): Confi
   if (typeof values.host === 'string') flags.host = values.host;
   if (typeof values.db === 'string') flags.databaseUrl = values.db;
   if (typeof values.redis === 'string') flags.redisUrl = values.redis;
-  const env = fromEnv(process.env);
+  if (typeof values.versioning === 'string') {
+    const strategy = values.versioning.toLowerCase() as VersioningStrategy;
+    if (!VERSIONING_STRATEGIES.includes(strategy)) throw new Error(`--versioning must be one of ${VERSIONING_STRATEGIES.join(', ')}, got "${values.versioning}"`);
+    flags.versioning = strategy;
+  }
+  const file = await loadConfigFile(process.cwd(), (values['config-file'] as string | undefined) ?? (process.env.CANON_CONFIG_FILE || undefined));
+  const env = fromEnv(withFile(file, process.env));
   if (values['tls-cert'] !== undefined || values['tls-key'] !== undefined || values['tls-client-ca'] !== undefined) {
     flags.tls = tlsFrom(
       (values['tls-cert'] as string | undefined) ?? env.tls?.certFile,
@@ -119,6 +129,8 @@ async function main(argv: string[]): Promise<void> {
       db: { type: 'string' },
       redis: { type: 'string' },
       config: { type: 'string' },
+      'config-file': { type: 'string' },
+      versioning: { type: 'string' },
       name: { type: 'string' },
       user: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -131,7 +143,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const config = configFrom(values);
+  const config = await configFrom(values);
   const [command = 'serve', sub] = positionals;
   if (command === 'serve') return serve(config);
   if (command === 'worker') return work(config);

@@ -1,4 +1,4 @@
-// Every setting and its default in one place (DESIGN §2): environment first, then flags, flags winning.
+// Every setting and its default in one place (DESIGN §2): defaults, then the config file (src/config/config-file.ts), the environment and flags, flags winning.
 import type { ScryptCost } from '../auth/passwords.js';
 import { DEFAULT_SCRYPT_COST } from '../auth/passwords.js';
 import type { CsrfMode } from '../auth/csrf.js';
@@ -7,6 +7,10 @@ import type { PasswordWorkLimits } from '../auth/password-hasher.js';
 import { availableParallelism } from 'node:os';
 import { SESSION_POLICIES, type SessionPolicy } from '../auth/session-policy.js';
 import { parseRate, type RateLimits } from '../limits/rate-limiter.js';
+
+/** The ways a request may name its API version (CANON_VERSIONING, --versioning). */
+export const VERSIONING_STRATEGIES = ['path', 'query', 'header', 'media-type', 'date'] as const;
+export type VersioningStrategy = (typeof VERSIONING_STRATEGIES)[number];
 
 export interface TlsConfig {
   certFile: string;
@@ -111,7 +115,7 @@ export interface Config {
    */
   workerLeaseMs: number;
   /** How a request names its API version (DESIGN §10): `path` (`/v2/…`, default), `query` (`?version=2`), `header` (`X-API-Version`), `media-type` (`application/vnd.canon.v2+json`), `date` (`Canon-Version: 2026-03-01`, else the credential's pin). */
-  versioning: 'path' | 'query' | 'header' | 'media-type' | 'date';
+  versioning: VersioningStrategy;
   /** `enforce`: past its sunset date a deprecated version answers 410 VERSION_SUNSET; `off` (default): it is still served. */
   versionSunset: 'off' | 'enforce';
   rateLimits: RateLimits;
@@ -215,6 +219,15 @@ export function tlsFrom(cert: string | undefined, key: string | undefined, clien
   return { certFile: cert, keyFile: key, clientCaFile: clientCa || undefined };
 }
 
+/** A switch: `on`, `true`, `1` or `off`, `false`, `0`; anything else is an error rather than a silently kept default. */
+function onOff(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined || value === '') return undefined;
+  const v = value.toLowerCase();
+  if (v === 'on' || v === 'true' || v === '1') return true;
+  if (v === 'off' || v === 'false' || v === '0') return false;
+  throw new Error(`${name} must be on or off, got "${value}"`);
+}
+
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
@@ -270,7 +283,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('headersTimeoutMs', int(env.CANON_HEADERS_TIMEOUT_MS, 'CANON_HEADERS_TIMEOUT_MS'));
   set('requestTimeoutMs', int(env.CANON_REQUEST_TIMEOUT_MS, 'CANON_REQUEST_TIMEOUT_MS'));
   set('logLevel', env.CANON_LOG_LEVEL || undefined);
-  if (env.CANON_ACCESS_LOG === 'on' || env.CANON_ACCESS_LOG === 'true') out.accessLog = true;
+  set('accessLog', onOff(env.CANON_ACCESS_LOG, 'CANON_ACCESS_LOG'));
   set('publicUrl', env.CANON_PUBLIC_URL || undefined);
   set('tokenTtlSeconds', int(env.CANON_TOKEN_TTL, 'CANON_TOKEN_TTL'));
   set('sessionPolicy', oneOf(env.CANON_SESSION_POLICY, 'CANON_SESSION_POLICY', SESSION_POLICIES));
@@ -297,12 +310,12 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('sseMaxStreamsPerPrincipal', int(env.CANON_SSE_MAX_STREAMS_PER_PRINCIPAL, 'CANON_SSE_MAX_STREAMS_PER_PRINCIPAL'));
   set('sseMaxStreamsPerUser', int(env.CANON_SSE_MAX_STREAMS_PER_USER, 'CANON_SSE_MAX_STREAMS_PER_USER'));
   set('worker', oneOf(env.CANON_WORKER, 'CANON_WORKER', ['embedded', 'off'] as const));
-  if (env.CANON_WEBHOOK_ALLOW_PRIVATE === '1' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'true' || env.CANON_WEBHOOK_ALLOW_PRIVATE === 'on') out.webhookAllowPrivate = true;
+  set('webhookAllowPrivate', onOff(env.CANON_WEBHOOK_ALLOW_PRIVATE, 'CANON_WEBHOOK_ALLOW_PRIVATE'));
   set('webhookRetrySchedule', env.CANON_WEBHOOK_RETRY_SCHEDULE || undefined);
   set('webhookTimeoutMs', int(env.CANON_WEBHOOK_TIMEOUT_MS, 'CANON_WEBHOOK_TIMEOUT_MS'));
   set('operationTimeoutMs', int(env.CANON_OPERATION_TIMEOUT_MS, 'CANON_OPERATION_TIMEOUT_MS'));
   set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
-  set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', ['path', 'query', 'header', 'media-type', 'date'] as const));
+  set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', VERSIONING_STRATEGIES));
   set('versionSunset', oneOf(env.CANON_VERSION_SUNSET?.toLowerCase(), 'CANON_VERSION_SUNSET', ['off', 'enforce'] as const));
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
@@ -312,7 +325,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   const rate = (name: string) => (env[name] ? parseRate(env[name]!, name) : undefined);
   const limits = DEFAULTS.rateLimits;
   out.rateLimits = {
-    enabled: env.CANON_RATE_LIMIT !== 'off',
+    enabled: onOff(env.CANON_RATE_LIMIT, 'CANON_RATE_LIMIT') ?? limits.enabled,
     algorithm: oneOf(env.CANON_RATE_LIMIT_ALGORITHM, 'CANON_RATE_LIMIT_ALGORITHM', ['token-bucket', 'sliding-window'] as const) ?? limits.algorithm,
     perPrincipal: rate('CANON_RATE_LIMIT_PER_PRINCIPAL') ?? limits.perPrincipal,
     perIp: rate('CANON_RATE_LIMIT_PER_IP') ?? limits.perIp,
@@ -328,7 +341,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
     out.overload = { ...DEFAULTS.overload, ...(lag !== undefined ? { maxEventLoopDelayMs: lag } : {}), ...(heap !== undefined ? { maxHeapUsedBytes: heap } : {}) };
   if (env.CANON_METRICS_LISTEN) out.metricsListen = listenAddress(env.CANON_METRICS_LISTEN, 'CANON_METRICS_LISTEN');
   if (env.CANON_TRUST_PROXY) out.trustProxy = env.CANON_TRUST_PROXY === 'true' ? true : env.CANON_TRUST_PROXY === 'false' ? false : env.CANON_TRUST_PROXY;
-  if (env.CANON_SEED === '0' || env.CANON_SEED === 'false') out.seed = false;
+  set('seed', onOff(env.CANON_SEED, 'CANON_SEED'));
   return out;
 }
 

@@ -28,6 +28,7 @@ function checkField(resource: string, name: string, field: FieldDef): void {
 export function defineApp(def: AppDef): AppDef {
   const names = new Set(def.resources.map((r) => r.name));
   if (!names.has(def.users)) throw new Error(`defineApp: users resource "${def.users}" is not defined`);
+  checkUsers(def.resources.find((r) => r.name === def.users)!);
   // Nested routes are generated one level deep only (`/parents/{id}/children`), so the spec's
   // two-to-three level bound (§2) holds by construction; deeper relations use a filter instead.
   for (const r of def.resources) {
@@ -51,3 +52,16 @@ export const f = {
   strings: (o: Omit<FieldDef, 'type'> = {}): FieldDef => ({ type: 'string[]', maxItems: 100, maxLength: 100, ...o }),
   object: (o: Omit<FieldDef, 'type'> = {}): FieldDef => ({ type: 'object', ...o }),
 };
+
+/** The users resource stands behind every credential: logins find a user by `email`, and a credential acts with its user's `role`. */
+function checkUsers(users: ResourceDef): void {
+  const { email, role } = users.fields;
+  if (email?.type !== 'email') {
+    throw new Error(`defineApp: the users resource "${users.name}" needs an email field, f.email(): logins (POST /sessions) find a user by it`);
+  }
+  if (role?.type !== 'enum' && role?.type !== 'string') {
+    throw new Error(
+      `defineApp: the users resource "${users.name}" needs a role field, f.enum([...your roles]): a credential acting for a user has that user's role, which permissions grant`,
+    );
+  }
+}

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Config } from '../config/config.js';
+import { defineApp } from '../model/define.js';
 import type { AppDef } from '../model/types.js';
 import { apiKeysResource } from '../platform/api-keys.js';
 import { sessionsResource, signingKeysResource } from '../platform/internal.js';
@@ -13,9 +14,11 @@ import { webhookEndpointOptions } from './webhook-options.js';
 
 /** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
 export async function loadAppDef(modulePath: string): Promise<AppDef> {
-  const mod = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: AppDef };
-  if (!mod.default) throw new Error(`${modulePath} must export the app definition (defineApp(...)) as its default export`);
-  return mod.default;
+  const mod = (await import(pathToFileURL(resolve(modulePath)).href)) as { default?: unknown };
+  const app = mod.default as AppDef | undefined;
+  if (!app || typeof app !== 'object' || !Array.isArray(app.resources)) throw new Error(`${modulePath} must export the app definition (defineApp(...)) as its default export`);
+  // Checked here too: a module may export the object without passing it through defineApp.
+  return defineApp(app);
 }
 
 /** The app to serve: the one given, else the module CANON_CONFIG names. Which app is the default is the caller's choice (the CLI serves the reference app). */

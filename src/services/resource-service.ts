@@ -213,7 +213,7 @@ export class ResourceService {
       // The path names the parent; the body may repeat it but not contradict it.
       const sent = (body as Record<string, unknown>)[parent.field];
       if (sent !== null && sent !== undefined && sent !== parent.id) {
-        throw validation([{ field: parent.field, message: 'must match the parent in the path', value: sent }]);
+        throw validation(r, [{ field: parent.field, message: 'must match the parent in the path', value: sent }]);
       }
       input = { ...body, [parent.field]: parent.id };
     }
@@ -267,7 +267,9 @@ export class ResourceService {
       if (precondition && !precondition(loaded)) throw preconditionFailed();
       let input = body;
       if (mode === 'patch') {
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw validation([{ field: '(body)', message: 'must be a JSON object' }]);
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          throw new AppError('VALIDATION_ERROR', 'The request body must be a JSON object.', { details: [{ field: '(body)', message: 'must be a JSON object' }] });
+        }
         const base: Record<string, unknown> = {};
         for (const field of writableFields(r, 'replace', ctx.principal.role)) {
           const value = loaded.record[field];
@@ -522,7 +524,7 @@ export class ResourceService {
         details.push({ field, message: `does not name an existing ${this.resource(target).singular.replace(/_/g, ' ')}`, value });
       }
     }
-    if (details.length) throw validation(details);
+    if (details.length) throw validation(r, details);
   }
 
   private prepareContext(ctx: Ctx, now: string): PrepareContext {
@@ -582,8 +584,9 @@ function notFound(r: CompiledResource): AppError {
   return new AppError('NOT_FOUND', `No such ${label(r)}.`);
 }
 
-function validation(details: ErrorDetail[]): AppError {
-  return new AppError('VALIDATION_ERROR', 'The request body is invalid.', { details });
+/** A 422 worded as the body validator words it (src/model/validate.ts), whichever check found the problem. */
+function validation(r: CompiledResource, details: ErrorDetail[]): AppError {
+  return new AppError('VALIDATION_ERROR', `The ${label(r)} is invalid.`, { details });
 }
 
 function preconditionFailed(): AppError {

@@ -210,7 +210,8 @@ class Walk {
     const headers = new Headers();
     for (let k = 0; k < args.length; k++) {
       const a = args[k]!;
-      if (a === '-s') continue;
+      // -g (no URL globbing: brackets are literal) is what fetch does anyway.
+      if (a === '-s' || a === '-g' || a === '-sg') continue;
       if (a === '-X') method = args[++k];
       else if (a === '-H') {
         const header = args[++k]!;
@@ -404,12 +405,11 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     assert.ok(start > 0, 'the guide marks its walk');
     const next = GUIDE.indexOf('\n## ', start);
     const walk = blocksOf(GUIDE).filter((b) => b.lang === 'sh' && b.offset > start && (next < 0 || b.offset < next));
-    const entries = entriesOf(
-      walk
-        .map((b) => b.body)
-        .join('\n')
-        .replaceAll('http://127.0.0.1:3000', origin),
-    );
+    // The walk names the port once (PORT=3000, as the serve command does); it is the test server's here.
+    const script = walk.map((b) => b.body).join('\n');
+    assert.equal(script.match(/^PORT=3000$/gm)?.length, 1, 'the walk sets PORT=3000 once');
+    assert.ok(!script.includes(':3000'), 'the walk spells the port only as $PORT');
+    const entries = entriesOf(script.replace(/^PORT=3000$/m, `PORT=${new URL(origin).port}`));
     assert.ok(entries.filter((e) => e.expect).length >= 15, 'the walk is all there');
     const shell = new Walk(app);
     for (const entry of entries) await shell.entry(entry);

@@ -11,8 +11,10 @@ export interface CanonProcess {
   stop(): Promise<void>;
 }
 
-export async function startCanon(env: Record<string, string>, args: string[] = []): Promise<CanonProcess> {
+/** `options.cwd`: the working directory (where `canon` looks for its configuration file); this process's by default. */
+export async function startCanon(env: Record<string, string>, args: string[] = [], options: { cwd?: string } = {}): Promise<CanonProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     // Limits off unless a test sets them: these suites send hundreds of requests with one key. The event-loop
     // overload check off too: a loaded machine must not turn requests into 503s (harness.ts, TEST_OVERLOAD).
     env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },

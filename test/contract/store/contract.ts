@@ -8,7 +8,7 @@ import { UniqueViolation, type Store, type StoredRecord, type Tx } from '../../.
 const owners = defineResource({
   name: 'owners',
   singular: 'owner',
-  fields: { email: f.email({ required: true, unique: true, filterable: true }), name: f.string({ sortable: true }) },
+  fields: { email: f.email({ required: true, unique: true, filterable: true }), name: f.string({ sortable: true }), role: f.enum(['admin', 'member']) },
   ownership: { field: 'id' },
   permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
 });

@@ -24,7 +24,7 @@ describe('sqlite isolation', () => {
       const store = new SqliteStore({ path });
       await store.migrate(compileModel(contractApp));
       const now = new Date().toISOString();
-      const record = { id: '00000000-0000-7000-8000-ffffffffffff', version: 1, created_at: now, updated_at: now, email: 'iso@example.com', name: null };
+      const record = { id: '00000000-0000-7000-8000-ffffffffffff', version: 1, created_at: now, updated_at: now, email: 'iso@example.com', name: null, role: null };
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
       const tx = store.transaction(async (t) => {

@@ -100,6 +100,22 @@ for (const mode of MODES) {
       });
     }
 
+    it('a reference to no object, a nested body contradicting its path, and a bad field are all worded "The <resource> is invalid."', async () => {
+      const missing = '0190f0e4-0000-7000-8000-0000000000ff';
+      const reference = expectError(await server.request('POST', '/v2/reviews', { body: { item_id: missing, rating: 5, title: 'Ghost' } }), 422, 'VALIDATION_ERROR');
+      assert.equal(reference.message, 'The review is invalid.');
+      assert.deepEqual(reference.details, [{ field: 'item_id', message: 'does not name an existing product', value: missing }]);
+      const field = expectError(await server.request('POST', '/v2/reviews', { body: { item_id: missing, rating: 9, title: 'Ghost' } }), 422, 'VALIDATION_ERROR');
+      assert.equal(field.message, 'The review is invalid.');
+      const product = await createProduct(server);
+      const order = await server.request('POST', '/v2/orders', { body: {} });
+      assert.equal(order.status, 201, order.text);
+      const nested = await server.request('POST', `/v2/orders/${order.body.id}/order-items`, { body: { order_id: missing, product_id: product.id, quantity: 1 } });
+      assert.equal(expectError(nested, 422, 'VALIDATION_ERROR').message, 'The order item is invalid.');
+      const notObject = await server.request('PATCH', `/v2/products/${product.id}`, { headers: { 'content-type': 'application/merge-patch+json' }, body: '[1]' });
+      assert.equal(expectError(notObject, 422, 'VALIDATION_ERROR').message, 'The request body must be a JSON object.');
+    });
+
     it('a wrongly typed field: 422 VALIDATION_ERROR naming it', async () => {
       const res = await server.request('POST', '/v2/products', { body: { name: 'x', price: { amount: 'ten', currency: 'EUR' } } });
       const e = expectError(res, 422, 'VALIDATION_ERROR');

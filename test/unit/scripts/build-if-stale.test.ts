@@ -1,0 +1,104 @@
+// scripts/build.mjs --if-stale (npm start): builds when dist/ is missing or any input changed, skips tsc when nothing did. Run in a copy of the script beside a fake tsc that counts its runs.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/** A tsc that writes the entry npm start runs, counts its runs in tsc-runs, and fails while FAIL exists. */
+const FAKE_TSC = `const fs = require('node:fs');
+const path = require('node:path');
+const root = process.cwd();
+fs.appendFileSync(path.join(root, 'tsc-runs'), 'x');
+if (fs.existsSync(path.join(root, 'FAIL'))) process.exit(2);
+fs.mkdirSync(path.join(root, 'dist/src/cli'), { recursive: true });
+fs.writeFileSync(path.join(root, 'dist/src/cli/main.js'), '');
+`;
+
+describe('scripts/build.mjs --if-stale', () => {
+  let dir = '';
+  const runs = (): number => (existsSync(join(dir, 'tsc-runs')) ? readFileSync(join(dir, 'tsc-runs'), 'utf8').length : 0);
+  /** Runs the script; returns how many times it ran tsc, and its exit status. */
+  const start = (...args: string[]): { built: boolean; status: number | null } => {
+    const before = runs();
+    const result = spawnSync(process.execPath, [join(dir, 'scripts/build.mjs'), ...args], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(result.error, undefined);
+    return { built: runs() > before, status: result.status };
+  };
+  const source = (name: string): string => join(dir, 'src', name);
+
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'canon-build-'));
+    mkdirSync(join(dir, 'scripts'));
+    copyFileSync(join(ROOT, 'scripts/build.mjs'), join(dir, 'scripts/build.mjs'));
+    mkdirSync(join(dir, 'node_modules/typescript/bin'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules/typescript/package.json'), '{"name":"typescript","version":"0.0.0"}');
+    writeFileSync(join(dir, 'node_modules/typescript/bin/tsc'), FAKE_TSC);
+    writeFileSync(join(dir, 'package.json'), '{"name":"fake","type":"module"}');
+    writeFileSync(join(dir, 'tsconfig.json'), '{}');
+    mkdirSync(join(dir, 'src/cli'), { recursive: true });
+    mkdirSync(join(dir, 'test'));
+    writeFileSync(source('a.ts'), 'export const a = 1;\n');
+    writeFileSync(source('cli/main.ts'), 'export {};\n');
+  });
+
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds a fresh clone (no dist/), then skips tsc while nothing changed', () => {
+    assert.deepEqual(start('--if-stale'), { built: true, status: 0 });
+    assert.ok(existsSync(join(dir, 'dist/.build-stamp')));
+    assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+    assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+  });
+
+  it('builds again after a source is edited, added, deleted or renamed, or restored with an older time', () => {
+    writeFileSync(source('a.ts'), 'export const a = 2;\n');
+    assert.equal(start('--if-stale').built, true, 'edited');
+    assert.equal(start('--if-stale').built, false);
+
+    writeFileSync(join(dir, 'test/b.test.ts'), 'export {};\n');
+    assert.equal(start('--if-stale').built, true, 'added');
+    rmSync(join(dir, 'test/b.test.ts'));
+    assert.equal(start('--if-stale').built, true, 'deleted');
+    renameSync(source('a.ts'), source('c.ts'));
+    assert.equal(start('--if-stale').built, true, 'renamed');
+    assert.equal(start('--if-stale').built, false);
+
+    // Same size, time moved back a day (a checkout of older content keeps the length by chance; tar -x keeps old times).
+    const old = new Date(statSync(source('c.ts')).mtimeMs - 86_400_000);
+    writeFileSync(source('c.ts'), 'export const a = 3;\n');
+    utimesSync(source('c.ts'), old, old);
+    assert.equal(start('--if-stale').built, true, 'older time');
+
+    writeFileSync(join(dir, 'tsconfig.json'), '{ }');
+    assert.equal(start('--if-stale').built, true, 'tsconfig.json changed');
+    assert.equal(start('--if-stale').built, false);
+  });
+
+  it('builds when the entry is gone though the stamp is there', () => {
+    rmSync(join(dir, 'dist/src'), { recursive: true });
+    assert.equal(start('--if-stale').built, true);
+    assert.ok(existsSync(join(dir, 'dist/src/cli/main.js')));
+  });
+
+  it('a failed build exits with its status and records nothing, so the next start tries again', () => {
+    writeFileSync(source('c.ts'), 'export const a = "broken";\n');
+    writeFileSync(join(dir, 'FAIL'), '');
+    assert.deepEqual(start('--if-stale'), { built: true, status: 2 });
+    assert.deepEqual(start('--if-stale'), { built: true, status: 2 });
+    rmSync(join(dir, 'FAIL'));
+    assert.deepEqual(start('--if-stale'), { built: true, status: 0 });
+    assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+  });
+
+  it('without --if-stale (npm run build) it always builds, and leaves a stamp npm start trusts', () => {
+    assert.deepEqual(start(), { built: true, status: 0 });
+    assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+  });
+});
