@@ -136,7 +136,10 @@ export interface Reader {
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]>;
   /** One sequenced event by id, or null (never written, purged, or on PostgreSQL not stamped yet). */
   findEvent(id: string): Promise<StoredEvent | null>;
-  /** The highest sequence stamped so far (0 for an empty log): the head a new stream starts from. */
+  /**
+   * The highest sequence stamped so far (0 for an empty log): the head a new stream starts from. On the store
+   * (outside a transaction) every event whose write was acknowledged before the call is at or below it.
+   */
   lastEventSequence(): Promise<number>;
   /** The record stored under `scopeKey`, live or expired. */
   findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null>;

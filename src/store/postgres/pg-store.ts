@@ -100,7 +100,14 @@ export class PgStore implements Store {
     return this.reads.findEvent(id);
   }
 
-  lastEventSequence(): Promise<number> {
+  /**
+   * The head a stream opened now starts from: every event whose write was acknowledged before the call is at or
+   * below it (DESIGN §9, issue 26.6). A write is acknowledged once committed, and its event is numbered just
+   * after, off the request path: the committed events still unnumbered are numbered first (one round trip when
+   * there are none), else a stream opened right after a 201 would later receive that write's event as new.
+   */
+  async lastEventSequence(): Promise<number> {
+    await this.sequencer.run();
     return this.reads.lastEventSequence();
   }
 
