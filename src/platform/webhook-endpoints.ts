@@ -22,6 +22,8 @@ export interface WebhookEndpointOptions {
   seal: (secret: string) => string;
   /** Release dates of the versions served, newest first: `api_version` is one of them, the newest by default. */
   versionDates: readonly string[];
+  /** The event log's head (Store.lastEventSequence): a new endpoint is owed the events after it. */
+  eventHead: () => Promise<number>;
 }
 
 const EVENT_PATTERN = /^[a-z0-9_.*-]{1,100}$/;
@@ -71,6 +73,11 @@ export function webhookEndpointsResource(options: WebhookEndpointOptions): Resou
       signing_secrets: f.string({ hidden: true }),
       /** When deliveries to it started failing without a success since; five days of it disable the endpoint. */
       failing_since: f.timestamp({ hidden: true }),
+      /**
+       * The log's head just before the endpoint was created: it is owed every matching event after it, whenever a
+       * worker first runs (DESIGN §9; src/events/dispatch-positions.ts). Null on endpoints made by earlier builds.
+       */
+      events_after: f.integer({ hidden: true }),
     },
     permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
     actions: {
@@ -90,6 +97,11 @@ export function webhookEndpointsResource(options: WebhookEndpointOptions): Resou
       },
     },
     hooks: {
+      // Read before the creating transaction opens, so on every store it is a committed head: each event written
+      // after the endpoint's creation is above it (and at most a few written during it are too: sent, not lost).
+      async prepare(values) {
+        return { ...values, events_after: await options.eventHead() };
+      },
       async beforeCreate(values, ctx) {
         await checked(values, options);
         const secret = options.newSecret();

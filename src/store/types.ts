@@ -199,8 +199,11 @@ export interface Store extends Reader {
    * catches events whose writer died in between. SQLite numbers events under its single writer: nothing to do.
    */
   sequenceEvents(): Promise<number>;
-  /** Deletes at most `batch` events created before `before` (ISO 8601), oldest first; returns how many went. */
-  purgeEvents(before: string, batch: number): Promise<number>;
+  /**
+   * Deletes at most `batch` events created before `before` (ISO 8601), oldest first, and with `through` only
+   * those whose sequence is at most `through`; returns how many went.
+   */
+  purgeEvents(before: string, batch: number, through?: number): Promise<number>;
   /**
    * Calls `listener` whenever another process of the deployment may have sequenced events (PostgreSQL
    * LISTEN/NOTIFY); returns the way to stop. A hint only: readers also poll. SQLite has no such channel.

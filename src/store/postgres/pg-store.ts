@@ -92,8 +92,9 @@ export class PgStore implements Store {
   }
 
   /** By insertion position: old rows are all stamped (the sweep runs every second), and it is the primary key. */
-  async purgeEvents(before: string, batch: number): Promise<number> {
-    return (await this.pool.query(numbered(purgeEventsSql('sequence')), [before, batch])).rowCount ?? 0;
+  async purgeEvents(before: string, batch: number, through?: number): Promise<number> {
+    if (through === undefined) return (await this.pool.query(numbered(purgeEventsSql('sequence')), [before, batch])).rowCount ?? 0;
+    return (await this.pool.query(numbered(purgeEventsSql('sequence', 'commit_sequence')), [before, through, batch])).rowCount ?? 0;
   }
 
   findEvent(id: string): Promise<StoredEvent | null> {
