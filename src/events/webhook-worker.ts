@@ -46,9 +46,12 @@ interface Logger {
 
 type Sender = { send(input: SendInput): Promise<SendOutcome> };
 
+/** A claimed delivery the worker gives back unattempted (it is stopping). */
+const RELEASED = { released: true } as const;
+
 interface Attempted {
   delivery: StoredRecord;
-  outcome: SendOutcome | { skipped: string };
+  outcome: SendOutcome | { skipped: string } | typeof RELEASED;
 }
 
 /** A delivery this worker holds under a claim; with its event when the worker has it in hand (it dispatched it). */
@@ -214,7 +217,7 @@ export class WebhookWorker {
     const results: Attempted[] = [];
     let next = 0;
     const lane = async (): Promise<void> => {
-      while (next < claimed.length) {
+      while (next < claimed.length && !this.stopping) {
         const c = claimed[next++]!;
         // A delivery that cannot even be prepared (a secret sealed under another CANON_SECRET) fails alone,
         // recorded with its reason, instead of failing the round and coming back at every lease.
@@ -223,7 +226,9 @@ export class WebhookWorker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
-    await this.store.transaction((tx) => this.record(tx, results, claim));
+    // Stopping: those not attempted yet go back, due now.
+    const released = claimed.slice(next).map((c) => c.delivery);
+    await this.store.transaction((tx) => this.record(tx, results, claim, released));
   }
 
   /** Claims due deliveries, attempts them, records the results; returns how many it claimed. */
@@ -285,10 +290,10 @@ export class WebhookWorker {
    * still holds is recorded. An endpoint is locked only when its state must change, and the change decided again
    * under the lock: deciding that nothing changes needs no lock, as that decision commits nothing.
    */
-  private async record(tx: Tx, results: Attempted[], claim: string): Promise<void> {
+  private async record(tx: Tx, results: Attempted[], claim: string, released: StoredRecord[] = []): Promise<void> {
     const now = this.clock();
     const nowIso = now.toISOString();
-    const sorted = [...results].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const sorted = [...results, ...released.map((delivery) => ({ delivery, outcome: RELEASED }))].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
     const ids = sorted.map((r) => r.delivery.id);
     const held = new Map(
       (await tx.list(WEBHOOK_DELIVERIES, { where: [{ path: 'id', op: 'in', value: ids }], orderBy: [{ path: 'id', desc: false }], limit: ids.length, skipLocked: true })).rows.map(
@@ -300,6 +305,10 @@ export class WebhookWorker {
     for (const { delivery, outcome } of sorted) {
       const current = held.get(delivery.id) ?? (await tx.lock(WEBHOOK_DELIVERIES, delivery.id, 'update'));
       if (!current || current.claim !== claim) continue;
+      if ('released' in outcome) {
+        updates.push({ ...current, version: current.version + 1, updated_at: nowIso, next_attempt_at: nowIso, claim: null });
+        continue;
+      }
       const attempt: DeliveryAttempt =
         'skipped' in outcome
           ? { at: nowIso, status_code: null, duration_ms: 0, error: outcome.skipped }
@@ -385,7 +394,8 @@ export class WebhookWorker {
         if (dispatched.more) this.spawn();
         await this.deliver(dispatched.batch);
         busy = dispatched.more || dispatched.taken > 0;
-        busy = (await this.deliverDue()) === this.options.batch || busy;
+        // Stopping: no new claim (a worker told to stop takes no work it could not finish).
+        if (!this.stopping) busy = (await this.deliverDue()) === this.options.batch || busy;
       } catch (err) {
         this.healthy = false;
         this.log.warn({ err }, 'webhook worker round failed');
@@ -407,7 +417,11 @@ export class WebhookWorker {
     this.wake();
   }
 
-  /** Stops taking work and waits for the rounds under way (their claims are recorded or, if cut, expire). */
+  /**
+   * Stops taking work and waits for the rounds under way: attempts already made to a receiver finish (each bounded
+   * by the sender's timeout) and are recorded; deliveries claimed but not yet attempted are released, due at once
+   * for another worker, rather than left to their lease (a SIGTERM'd `canon worker`, DESIGN §9).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);

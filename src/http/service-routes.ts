@@ -3,8 +3,8 @@ import { AppError } from '../errors/app-error.js';
 import type { HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
 
-/** The handlers of `health.live` and `health.ready` (src/catalog/platform-operations.ts). */
-export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
+/** The handlers of `health.live`, `health.ready` and `metrics` (src/catalog/platform-operations.ts), for the API and a worker's operator server (src/http/operator-server.ts). */
+export function serviceHandlers(deps: Pick<HttpDeps, 'readiness' | 'metrics'>): Record<string, RouteSpec> {
   const live: RouteSpec = {
     handler: async (_req, reply) => {
       reply.header('cache-control', 'no-store');
@@ -35,7 +35,7 @@ export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
                 n === 'redis'
                   ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process'
                   : n === 'worker'
-                    ? 'the embedded worker’s last round failed: webhook deliveries and asynchronous actions wait'
+                    ? 'the worker’s last round failed: webhook deliveries and asynchronous actions wait'
                     : `${n} is unreachable`,
               ),
             }
