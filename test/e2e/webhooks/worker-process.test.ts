@@ -1,7 +1,12 @@
-// Issue 26.8 (DESIGN §9): `canon worker` stays up until SIGTERM on both stores, serves /healthz, /readyz and /metrics on --port, and stops promptly, finishing the attempts under way and releasing the deliveries it had not attempted.
+// Issue 26.8 (DESIGN §9): `canon worker` stays up until SIGTERM on both stores, serves /healthz, /readyz and /metrics on --port, and stops promptly, finishing the attempts and payments under way and releasing the deliveries it had not attempted.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { commerce } from '../../../examples/commerce/index.js';
+import { compileModel } from '../../../src/model/compile.js';
+import { withPlatform } from '../../../src/runtime/compose.js';
+import { openStore } from '../../../src/runtime/open-store.js';
+import type { Store } from '../../../src/store/types.js';
 import { CertDir, type CertFiles } from '../../support/certs.js';
 import { eventually } from '../../support/eventually.js';
 import { ADMIN_KEY } from '../../support/harness.js';
@@ -14,6 +19,8 @@ import { Receiver } from './receiver.js';
 const TIMEOUT_MS = 1500;
 /** Deliveries made in one dispatch when the worker starts: more than the 32 attempted at once by one batch. */
 const EVENTS = 40;
+/** How long the reference app's simulated payment provider takes (CANON_PAYMENT_DELAY_MS). */
+const PAYMENT_MS = 2000;
 
 for (const kind of STORES) {
   describe(`canon worker as a process (${kind})`, () => {
@@ -24,6 +31,7 @@ for (const kind of STORES) {
     let api: CanonProcess;
     const workers: WorkerProcess[] = [];
     let env: Record<string, string>;
+    let store: Store;
 
     before(async () => {
       certs = new CertDir();
@@ -41,12 +49,17 @@ for (const kind of STORES) {
         CANON_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         CANON_EVENT_POLL_MS: '100',
         CANON_MAX_EVENT_LOOP_DELAY_MS: '30000',
+        CANON_PAYMENT_DELAY_MS: String(PAYMENT_MS),
         // Redis, when the suite has one, on PostgreSQL: /readyz then checks it too.
         ...(kind === 'postgres' && REDIS_URL ? { REDIS_URL, CANON_REDIS_PREFIX: runPrefix() } : {}),
       };
       api = await startCanon({ ...env, CANON_WORKER: 'off' });
+      // The test's own look at the database, for what the API does not show: a payment's operation and its claim.
+      store = openStore(scratch.databaseUrl, { poolSize: 1 }).store;
+      await store.migrate(compileModel(withPlatform(commerce)));
     });
     after(async () => {
+      await store?.close();
       for (const w of workers) await w.stop();
       await api?.stop();
       await receiver?.close();
@@ -102,7 +115,18 @@ for (const kind of STORES) {
       assert.ok(exit.ms < 5000, `stopping an idle worker took ${exit.ms} ms`);
     });
 
-    it('SIGTERM with a batch in hand: attempts under way finish and are recorded, the others are released, none is left to its lease', async () => {
+    it('SIGTERM with a batch in hand: attempts under way finish and are recorded, the others are released, none is left to its lease; a payment under way finishes', async () => {
+      // A payment accepted (202) while no worker runs: the worker claims it at start, and the provider takes 2 s.
+      const user = await call(api.url, 'POST', '/v2/users', { email: `payer-${randomUUID()}@example.com`, full_name: 'Payer', password: 'long enough password' });
+      assert.equal(user.status, 201, user.text);
+      const product = await call(api.url, 'POST', '/v2/products', { name: 'paid for', price: { amount: 500, currency: 'EUR' } });
+      const order = await call(api.url, 'POST', '/v2/orders', { user_id: user.body.id });
+      assert.equal(order.status, 201, order.text);
+      const item = await call(api.url, 'POST', `/v2/orders/${order.body.id}/order-items`, { product_id: product.body.id, quantity: 1 });
+      assert.equal(item.status, 201, item.text);
+      const payment = await call(api.url, 'POST', `/v2/orders/${order.body.id}/payment`);
+      assert.equal(payment.status, 202, payment.text);
+
       const path = `/hooks/${randomUUID()}`;
       let hang = true;
       const created = await call(api.url, 'POST', '/v2/webhook-endpoints', { url: receiver.url(path), events: ['product.created'] });
@@ -119,10 +143,20 @@ for (const kind of STORES) {
       );
       const w = await worker();
       await eventually(async () => receiver.to(path).length > 0, 'the first attempt reaching the receiver (which never answers it)', 20_000);
+      // The payment's operation is claimed (its first attempt counted): it is under way when SIGTERM comes.
+      await eventually(
+        async () =>
+          (await store.list('operations', { where: [{ path: 'object_id', op: 'eq', value: order.body.id }], orderBy: [{ path: 'id', desc: false }], limit: 1 })).rows[0]
+            ?.attempts === 1,
+        'the payment claimed',
+      );
       const exit = await w.stop();
       const stoppedAt = Date.now();
       assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, w.output());
-      assert.ok(exit.ms < TIMEOUT_MS + 5000, `stopping took ${exit.ms} ms: longer than the attempts under way`);
+      assert.ok(exit.ms < Math.max(TIMEOUT_MS, PAYMENT_MS) + 5000, `stopping took ${exit.ms} ms: longer than the work under way`);
+      // Finished, not left to its lease: the order is paid as the worker exits.
+      const paid = await call(api.url, 'GET', `/v2/orders/${order.body.id}`);
+      assert.equal(paid.body.status, 'paid', 'the payment under way at SIGTERM was completed before the exit');
 
       const deliveries = await all(api.url, `/v2/webhook-deliveries?endpoint_id=${created.body.id}&limit=100`);
       assert.equal(deliveries.length, EVENTS, 'one delivery per event written before the worker started');

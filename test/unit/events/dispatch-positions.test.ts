@@ -125,6 +125,8 @@ for (const kind of ['sqlite', ...(PG_URL ? (['postgres'] as const) : [])] as con
       await store.transaction((tx) =>
         tx.appendEvent({ id, type, resource: 'products', object_id: uuidv7(), owner_id: null, api_version: '2026-03-01', created_at: createdAt, data: { object: { id } } }),
       );
+      // Numbered before returning (PostgreSQL numbers after the commit, in the background): findEvent sees it from here on.
+      await store.sequenceEvents();
       return id;
     };
     /** The event ids sent to an endpoint, in the order sent. */
