@@ -16,13 +16,14 @@ const USAGE = `usage: canon <command> [options]
 
 commands:
   serve            serve the API (default); with CANON_WORKER=embedded (default) also the workers
-  worker           run the workers only: webhook deliveries, asynchronous actions, purges (CANON_WORKER=off on the API processes)
+  worker           run the workers only: webhook deliveries, asynchronous actions, purges (CANON_WORKER=off on the API
+                   processes), until SIGTERM; with --port, /healthz, /readyz and /metrics on it (no HTTP server without)
   migrate          create or update the schema, then exit
   keys create      create an API key and print its secret once
   keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
 
 options:
-  --port N         listen port (PORT, default 3000)
+  --port N         listen port (PORT, default 3000); worker: the operator port, only when given (0: a free one)
   --host H         listen address (HOST, default 127.0.0.1)
   --db URL         sqlite:<path>, sqlite::memory: or postgres://… (DATABASE_URL)
   --redis URL      redis://… for counters and event fan-out shared by processes (REDIS_URL)
@@ -87,17 +88,50 @@ async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void stop());
 }
 
-async function work(config: Config): Promise<void> {
-  const worker = await createWorker(config, { appDef: await appFor(config) });
+/**
+ * `canon worker [--port P]` (DESIGN §9): runs until SIGTERM or SIGINT, however idle. Its timers never hold the
+ * process (they are unref'd, so that tests and embedders can stop without them), so a worker with no HTTP
+ * server holds it with a timer of its own. `port`: serve /healthz, /readyz and /metrics on it (0: a free one).
+ */
+async function work(config: Config, port: number | undefined): Promise<void> {
+  const worker = await createWorker(config, { appDef: await appFor(config), ...(port !== undefined ? { http: { host: config.host, port } } : {}) });
+  const held = setInterval(() => undefined, 1 << 30);
   console.log(`Canon worker running (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
-  // SIGTERM drains: attempts and actions under way finish and are recorded; claims not started expire and are taken by others.
-  const stop = async (): Promise<void> => {
-    await worker.close();
-    process.exit(0);
+  console.log(
+    worker.url ? `  health: ${worker.url}/healthz, ${worker.url}/readyz, metrics: ${worker.url}/metrics` : '  no HTTP server (give --port to serve /healthz, /readyz and /metrics)',
+  );
+  // SIGTERM drains: attempts and actions under way finish and are recorded, deliveries claimed but not yet attempted
+  // are released at once. Past the bound (an attempt's timeout and then some), or at a second signal, it exits
+  // anyway: what it still holds is taken again when the lease ends.
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) {
+      console.error(`canon worker: ${signal} again, exiting without waiting`);
+      process.exit(1);
+    }
+    stopping = true;
+    const limitMs = config.webhookTimeoutMs + DRAIN_SLACK_MS;
+    setTimeout(() => {
+      console.error(`canon worker: still draining after ${limitMs / 1000} s, exiting; its claims are taken again when their lease ends`);
+      process.exit(1);
+    }, limitMs).unref();
+    worker
+      .close()
+      .then(() => {
+        clearInterval(held);
+        process.exit(0);
+      })
+      .catch((err: unknown) => {
+        console.error(`canon worker: stopping failed: ${err instanceof Error ? err.message : String(err)}`);
+        process.exit(1);
+      });
   };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
+
+/** How long a stopping worker may take beyond one delivery attempt's timeout (the recording, an action's settling). */
+const DRAIN_SLACK_MS = 10_000;
 
 /** The app `canon` serves: the module CANON_CONFIG / --config names, else the reference commerce API. */
 function appFor(config: Config): Promise<AppDef> {
@@ -146,7 +180,7 @@ async function main(argv: string[]): Promise<void> {
   const config = await configFrom(values);
   const [command = 'serve', sub] = positionals;
   if (command === 'serve') return serve(config);
-  if (command === 'worker') return work(config);
+  if (command === 'worker') return work(config, values.port === undefined ? undefined : config.port);
   if (command === 'migrate') {
     await migrateOnly(config, await appFor(config));
     console.log(`migrated ${config.databaseUrl}`);

@@ -5,11 +5,12 @@ import type { CompiledModel } from '../model/compile.js';
 import { newestVersion } from '../model/compile.js';
 import type { StoredRecord } from '../model/records.js';
 import type { ApiVersion } from '../model/versions.js';
-import { DISPATCH_ROW, WEBHOOK_DELIVERIES, WEBHOOK_DISPATCH, type DeliveryAttempt } from '../platform/webhook-deliveries.js';
+import { WEBHOOK_DELIVERIES, type DeliveryAttempt } from '../platform/webhook-deliveries.js';
 import { WEBHOOK_ENDPOINTS, signingSecrets } from '../platform/webhook-endpoints.js';
 import type { Store, StoredEvent, Tx } from '../store/types.js';
 import { nextAttemptDelayMs } from '../webhooks/retry-schedule.js';
 import type { SendInput, SendOutcome } from '../webhooks/sender.js';
+import { DispatchPositions, dispatching } from './dispatch-positions.js';
 import { eventView } from './event-view.js';
 import { globMatches } from './visibility.js';
 
@@ -45,9 +46,12 @@ interface Logger {
 
 type Sender = { send(input: SendInput): Promise<SendOutcome> };
 
+/** A claimed delivery the worker gives back unattempted (it is stopping). */
+const RELEASED = { released: true } as const;
+
 interface Attempted {
   delivery: StoredRecord;
-  outcome: SendOutcome | { skipped: string };
+  outcome: SendOutcome | { skipped: string } | typeof RELEASED;
 }
 
 /** A delivery this worker holds under a claim; with its event when the worker has it in hand (it dispatched it). */
@@ -115,31 +119,33 @@ export class WebhookWorker {
   ) {}
 
   /**
-   * Turns the events after the dispatcher's position into deliveries; returns how many events it took, and the
-   * deliveries it made. They are inserted already claimed by this worker (a fresh claim id, `next_attempt_at` one
-   * lease ahead): the same state a claim would give them, committed with them, so their first attempt needs no
-   * claiming transaction; a worker killed before attempting leaves them due when the lease ends, as any claim.
+   * Turns events into deliveries for the endpoints furthest behind (src/events/dispatch-positions.ts); returns how
+   * many events it read for them, whether another dispatch may find more at once, and the deliveries it made. They
+   * are inserted already claimed by this worker (a fresh claim id, `next_attempt_at` one lease ahead): the same
+   * state a claim would give them, committed with them, so their first attempt needs no claiming transaction; a
+   * worker killed before attempting leaves them due when the lease ends, as any claim.
    */
-  async dispatch(): Promise<{ taken: number; batch: Batch }> {
+  async dispatch(): Promise<{ taken: number; more: boolean; batch: Batch }> {
     const now = this.clock();
     const nowIso = now.toISOString();
     const claim = randomUUID();
     const leaseEnd = new Date(now.getTime() + this.options.leaseMs).toISOString();
     const claimed: Claimed[] = [];
-    const taken = await this.store.transaction(async (tx) => {
+    const { taken, more } = await dispatching(this.store, async (tx) => {
       claimed.length = 0;
-      const cursor = await tx.lock(WEBHOOK_DISPATCH, DISPATCH_ROW, 'update');
-      if (!cursor) {
-        // The first worker ever starts at the head: endpoints get the events from their creation on, not history.
-        await tx.insert(WEBHOOK_DISPATCH, { id: DISPATCH_ROW, version: 1, created_at: nowIso, updated_at: nowIso, position: await tx.lastEventSequence() });
-        return 0;
-      }
-      const events = await tx.listEvents(Number(cursor.position), this.options.batch);
-      if (events.length === 0) return 0;
-      const endpoints = (await tx.list(WEBHOOK_ENDPOINTS, { where: [{ path: 'status', op: 'eq', value: 'enabled' }], orderBy: [{ path: 'id', desc: false }], limit: 10_000 })).rows;
+      const positions = await DispatchPositions.open(tx, nowIso);
+      if (positions.cohort.length === 0) return { taken: 0, more: false };
+      const read = await tx.listEvents(positions.from, this.options.batch);
+      // The cohort stops where the next endpoints stand (`until`): from there on both are served by one read.
+      const { until } = positions;
+      const events = until === undefined ? read : read.filter((e) => e.sequence <= until);
+      const full = read.length === this.options.batch;
+      // Every event up to `until` is readable (a position is only ever a sequence read or a head): when this read
+      // went past it, or reached the end of the log, none lies between the last event taken and `until`.
+      const to = until !== undefined && (events.length < read.length || !full) ? until : (events[events.length - 1]?.sequence ?? positions.from);
       const deliveries: StoredRecord[] = [];
       for (const event of events) {
-        for (const endpoint of endpoints) {
+        for (const endpoint of positions.cohort) {
           if (!typeMatches(endpoint.events, event.type)) continue;
           const delivery: StoredRecord = {
             id: uuidv7(),
@@ -158,12 +164,13 @@ export class WebhookWorker {
           claimed.push({ delivery, event });
         }
       }
-      // One statement for the batch (PostgreSQL): the position's lock, which every dispatcher waits for, is held that much shorter.
+      // One statement for the batch (PostgreSQL): the frontier's lock, which every dispatcher waits for, is held that much shorter.
       await tx.insertMany(WEBHOOK_DELIVERIES, deliveries);
-      await tx.update(WEBHOOK_DISPATCH, { ...cursor, version: cursor.version + 1, updated_at: nowIso, position: events[events.length - 1]!.sequence });
-      return events.length;
+      await positions.moveTo(to);
+      // More at once: a full batch, or endpoints behind that just joined others (their next read serves all).
+      return { taken: events.length, more: full || (until !== undefined && to === until) };
     });
-    return { taken, batch: { claim, claimed } };
+    return { taken, more, batch: { claim, claimed } };
   }
 
   /** Claims due deliveries (retries, and first attempts whose dispatcher's lease ran out) past those other workers hold. */
@@ -210,7 +217,7 @@ export class WebhookWorker {
     const results: Attempted[] = [];
     let next = 0;
     const lane = async (): Promise<void> => {
-      while (next < claimed.length) {
+      while (next < claimed.length && !this.stopping) {
         const c = claimed[next++]!;
         // A delivery that cannot even be prepared (a secret sealed under another CANON_SECRET) fails alone,
         // recorded with its reason, instead of failing the round and coming back at every lease.
@@ -219,7 +226,9 @@ export class WebhookWorker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, claimed.length) }, lane));
-    await this.store.transaction((tx) => this.record(tx, results, claim));
+    // Stopping: those not attempted yet go back, due now.
+    const released = claimed.slice(next).map((c) => c.delivery);
+    await this.store.transaction((tx) => this.record(tx, results, claim, released));
   }
 
   /** Claims due deliveries, attempts them, records the results; returns how many it claimed. */
@@ -281,10 +290,10 @@ export class WebhookWorker {
    * still holds is recorded. An endpoint is locked only when its state must change, and the change decided again
    * under the lock: deciding that nothing changes needs no lock, as that decision commits nothing.
    */
-  private async record(tx: Tx, results: Attempted[], claim: string): Promise<void> {
+  private async record(tx: Tx, results: Attempted[], claim: string, released: StoredRecord[] = []): Promise<void> {
     const now = this.clock();
     const nowIso = now.toISOString();
-    const sorted = [...results].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
+    const sorted = [...results, ...released.map((delivery) => ({ delivery, outcome: RELEASED }))].sort((a, b) => (a.delivery.id < b.delivery.id ? -1 : 1));
     const ids = sorted.map((r) => r.delivery.id);
     const held = new Map(
       (await tx.list(WEBHOOK_DELIVERIES, { where: [{ path: 'id', op: 'in', value: ids }], orderBy: [{ path: 'id', desc: false }], limit: ids.length, skipLocked: true })).rows.map(
@@ -296,6 +305,10 @@ export class WebhookWorker {
     for (const { delivery, outcome } of sorted) {
       const current = held.get(delivery.id) ?? (await tx.lock(WEBHOOK_DELIVERIES, delivery.id, 'update'));
       if (!current || current.claim !== claim) continue;
+      if ('released' in outcome) {
+        updates.push({ ...current, version: current.version + 1, updated_at: nowIso, next_attempt_at: nowIso, claim: null });
+        continue;
+      }
       const attempt: DeliveryAttempt =
         'skipped' in outcome
           ? { at: nowIso, status_code: null, duration_ms: 0, error: outcome.skipped }
@@ -377,11 +390,12 @@ export class WebhookWorker {
         await this.options.pace?.();
         if (this.stopping) return;
         const dispatched = await this.dispatch();
-        // A full batch means more are waiting: another runner takes them while this batch is attempted.
-        if (dispatched.taken === this.options.batch) this.spawn();
+        // More waiting (a full batch, endpoints behind that joined others): another runner takes them while this batch is attempted.
+        if (dispatched.more) this.spawn();
         await this.deliver(dispatched.batch);
-        busy = dispatched.taken > 0;
-        busy = (await this.deliverDue()) === this.options.batch || busy;
+        busy = dispatched.more || dispatched.taken > 0;
+        // Stopping: no new claim (a worker told to stop takes no work it could not finish).
+        if (!this.stopping) busy = (await this.deliverDue()) === this.options.batch || busy;
       } catch (err) {
         this.healthy = false;
         this.log.warn({ err }, 'webhook worker round failed');
@@ -403,7 +417,11 @@ export class WebhookWorker {
     this.wake();
   }
 
-  /** Stops taking work and waits for the rounds under way (their claims are recorded or, if cut, expire). */
+  /**
+   * Stops taking work and waits for the rounds under way: attempts already made to a receiver finish (each bounded
+   * by the sender's timeout) and are recorded; deliveries claimed but not yet attempted are released, due at once
+   * for another worker, rather than left to their lease (a SIGTERM'd `canon worker`, DESIGN §9).
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.timer) clearInterval(this.timer);

@@ -30,7 +30,7 @@ import { resourceRoutes } from './resource-routes.js';
 import { registerOperations } from './operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
-import { serviceHandlers } from './service-routes.js';
+import { metricsGuard, serviceHandlers } from './service-routes.js';
 import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from './event-routes.js';
 import type { HttpDeps } from './deps.js';
 
@@ -281,7 +281,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   registerOperations(
     app,
     catalog,
-    { ...serviceHandlers(deps), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events, eventVersion), ...guideHandlers() },
+    { ...serviceHandlers(deps, metricsGuard(deps)), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events, eventVersion), ...guideHandlers() },
     resourceRoutes(deps),
     (op, spec) => {
       // An object read's own hook is the authentication the lean path performs itself.

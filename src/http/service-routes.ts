@@ -22,8 +22,20 @@ async function requireMetricsScope(request: FastifyRequest): Promise<void> {
   throw new AppError('FORBIDDEN', `Only admins and credentials with the ${METRICS_READ} scope may read the metrics.`);
 }
 
-/** The handlers of `health.live`, `health.ready` and `metrics` (src/catalog/platform-operations.ts). */
-export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
+/**
+ * What guards `/metrics` on the API's listener: authentication, counted against its principal like any request
+ * (401 and the per-IP count without credentials), then the scope. An anonymous, unlimited /metrics was a free
+ * probe of the process (issue 26.5). An operator's address (a worker's --port) serves it without.
+ */
+export function metricsGuard(deps: HttpDeps): NonNullable<RouteSpec['onRequest']> {
+  return [authHook(deps), requireMetricsScope];
+}
+
+/**
+ * The handlers of `health.live`, `health.ready` and `metrics` (src/catalog/platform-operations.ts), for the API and
+ * a worker's operator server (src/http/operator-server.ts); `guardMetrics` is what `/metrics` runs first.
+ */
+export function serviceHandlers(deps: Pick<HttpDeps, 'readiness' | 'metrics'>, guardMetrics?: RouteSpec['onRequest']): Record<string, RouteSpec> {
   const live: RouteSpec = {
     handler: async (_req, reply) => {
       reply.header('cache-control', 'no-store');
@@ -54,7 +66,7 @@ export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
                 n === 'redis'
                   ? 'redis is unreachable: rate limits are enforced per process (failing open) and events reach only this process'
                   : n === 'worker'
-                    ? 'the embedded worker’s last round failed: webhook deliveries and asynchronous actions wait'
+                    ? 'the worker’s last round failed: webhook deliveries and asynchronous actions wait'
                     : `${n} is unreachable`,
               ),
             }
@@ -62,10 +74,8 @@ export function serviceHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       };
     },
   };
-  // Authenticated and counted against its principal like any request (401 and the per-IP count without
-  // credentials), then the scope: an anonymous, unlimited /metrics was a free probe of the process (issue 26.5).
   const metrics: RouteSpec = {
-    onRequest: [authHook(deps), requireMetricsScope],
+    ...(guardMetrics ? { onRequest: guardMetrics } : {}),
     handler: async (_req, reply) => {
       reply.header('cache-control', 'no-store').type(deps.metrics.contentType);
       return deps.metrics.text();

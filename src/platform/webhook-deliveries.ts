@@ -48,20 +48,24 @@ export function webhookDeliveriesResource(): ResourceDef {
 }
 
 export const WEBHOOK_DISPATCH = 'webhook-dispatch';
-/** The one row of the dispatcher's position. */
+/**
+ * The row every dispatching transaction locks first, so dispatchers take turns (one per deployment at a time);
+ * its position is the dispatcher's frontier, the log's head at the last dispatch (src/events/dispatch-positions.ts).
+ */
 export const DISPATCH_ROW = '00000000-0000-7000-8000-000000000001';
 
 /**
- * How far the dispatcher has turned events into deliveries: one row, locked by the dispatching
- * transaction, so with several workers exactly one dispatches each event (and commits its deliveries
- * and the new position together: a worker killed mid-way leaves both as they were).
+ * How far events have been turned into deliveries: the frontier row (DISPATCH_ROW), and one row per endpoint,
+ * under the endpoint's id, at the sequence after which its deliveries are still to be made (null while the
+ * endpoint is disabled and owed nothing). Deliveries and the positions they move commit together: a worker
+ * killed mid-way leaves both as they were.
  */
 export function webhookDispatchResource(): ResourceDef {
   return defineResource({
     name: WEBHOOK_DISPATCH,
     singular: 'webhook_dispatch',
     internal: true,
-    fields: { position: f.integer({ required: true }) },
+    fields: { position: f.integer() },
     permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
   });
 }

@@ -24,6 +24,8 @@ export interface WebhookEndpointOptions {
   versionDates: readonly string[];
   /** The resource principals act for: an endpoint belongs to one of its objects, or to the platform. */
   users: string;
+  /** The event log's head (Store.lastEventSequence): a new endpoint is owed the events after it. */
+  eventHead: () => Promise<number>;
 }
 
 /** A consumer-supplied secret (spec §6.1): `whsec_` and the standard base64 of 24 to 64 random bytes, as Standard Webhooks libraries read it. */
@@ -109,6 +111,11 @@ export function webhookEndpointsResource(options: WebhookEndpointOptions): Resou
       scopes: f.strings({ hidden: true }),
       /** When deliveries to it started failing without a success since; five days of it disable the endpoint. */
       failing_since: f.timestamp({ hidden: true }),
+      /**
+       * The log's head just before the endpoint was created: it is owed every matching event after it, whenever a
+       * worker first runs (DESIGN §9; src/events/dispatch-positions.ts). Null on endpoints made by earlier builds.
+       */
+      events_after: f.integer({ hidden: true }),
     },
     ownership: { field: 'user_id' },
     // An owner's endpoints go with it; its deliveries with them.
@@ -132,6 +139,11 @@ export function webhookEndpointsResource(options: WebhookEndpointOptions): Resou
       },
     },
     hooks: {
+      // Read before the creating transaction opens, so on every store it is a committed head: each event written
+      // after the endpoint's creation is above it (and at most a few written during it are too: sent, not lost).
+      async prepare(values) {
+        return { ...values, events_after: await options.eventHead() };
+      },
       async beforeCreate(values, ctx) {
         await checked(values, options);
         const { secret: supplied, ...rest } = values;

@@ -36,9 +36,14 @@ export function withPlatform(app: AppDef, webhooks?: WebhookEndpointOptions): Ap
   // Without a runtime (the catalog, OpenAPI), secrets are never made: the model needs only the definitions.
   const endpointOptions =
     webhooks ??
-    webhookEndpointOptions(false, app, () => {
-      throw new Error('webhook secrets are sealed only by a runtime');
-    });
+    webhookEndpointOptions(
+      false,
+      app,
+      () => {
+        throw new Error('webhook secrets are sealed only by a runtime');
+      },
+      () => Promise.reject(new Error('webhook endpoints are created only by a runtime')),
+    );
   const resources = app.resources.map((r) => (r.name === app.users && r.credentialFields === undefined ? { ...r, credentialFields: ['role', 'password_hash'] } : r));
   return {
     ...app,

@@ -15,7 +15,8 @@ import { startApi, type ApiOptions } from './api-role.js';
 import { appOf, withPlatform } from './app-def.js';
 import { openCore, type CoreOptions } from './core.js';
 import { openStore } from './open-store.js';
-import { startWorker } from './worker-role.js';
+import { startWorker, type WorkerRole } from './worker-role.js';
+import { startOperatorServer, type OperatorServer } from '../http/operator-server.js';
 
 export { loadAppDef, withPlatform } from './app-def.js';
 export { EVENTS_CHANNEL } from './core.js';
@@ -51,13 +52,48 @@ export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void
   await store.close();
 }
 
-/** `canon worker`: the worker role alone (deliveries, asynchronous actions, purges); closing drains it, then the core. */
-export async function createWorker(config: Config, options: CoreOptions = {}): Promise<{ close(): Promise<void> }> {
+export interface WorkerOptions extends CoreOptions {
+  /** Serve /healthz, /readyz and /metrics here (`canon worker --port P`); without it, no HTTP at all. */
+  http?: { host: string; port: number };
+}
+
+export interface WorkerProcess {
+  /** Where /healthz, /readyz and /metrics are served, when asked for. */
+  url: string | undefined;
+  /** Drains the worker role (see WorkerRole.close), then stops serving HTTP and closes the core. */
+  close(): Promise<void>;
+}
+
+/** `canon worker`: the worker role alone (deliveries, asynchronous actions, purges), and its operator server if asked for. */
+export async function createWorker(config: Config, options: WorkerOptions = {}): Promise<WorkerProcess> {
   const core = await openCore(config, options);
-  const worker = startWorker(core, false);
+  let worker: WorkerRole | undefined;
+  let server: OperatorServer | undefined;
+  try {
+    worker = startWorker(core, false);
+    if (options.http) {
+      // Ready when the store answers, and Redis when configured (this process's wake-ups and counters go through it).
+      const required: Record<string, () => Promise<boolean>> = { store: () => core.store.ping() };
+      if (core.shared.backend === 'redis') required.redis = () => core.shared.counters.ping();
+      server = await startOperatorServer({
+        ...options.http,
+        readiness: { required, optional: core.optionalChecks },
+        metrics: core.metrics,
+        log: core.log,
+      });
+    }
+  } catch (err) {
+    await worker?.close();
+    await core.close();
+    throw err;
+  }
+  const role = worker;
   return {
+    url: server?.url,
     close: async () => {
-      await worker.close();
+      // The operator server answers while the role drains: an orchestrator sees the process alive until it ends.
+      await role.close();
+      await server?.close();
       await core.close();
     },
   };

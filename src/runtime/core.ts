@@ -60,12 +60,18 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
   const app = await appOf(config, options.appDef);
   // Webhook secrets are sealed with the secret, known once the store is open (below).
   const secretRef: { value?: string } = {};
+  const storeRef: { value?: Store } = {};
   const appDef = withPlatform(
     app,
-    webhookEndpointOptions(config.webhookAllowPrivate, app, () => {
-      if (secretRef.value === undefined) throw new Error('the secret is not known yet');
-      return secretRef.value;
-    }),
+    webhookEndpointOptions(
+      config.webhookAllowPrivate,
+      app,
+      () => {
+        if (secretRef.value === undefined) throw new Error('the secret is not known yet');
+        return secretRef.value;
+      },
+      () => (storeRef.value ? storeRef.value.lastEventSequence() : Promise.reject(new Error('the store is not open yet'))),
+    ),
   );
   const model = compileModel(appDef, { versionsInPath: config.versioning === 'path' });
   const { store, file } = openStore(config.databaseUrl, {
@@ -74,6 +80,7 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     pgPreparedStatements: config.pgPreparedStatements,
   });
   await store.migrate(model);
+  storeRef.value = store;
   const shared = openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
   // A commit with events wakes every follower of the log, here and in the other processes; a failed publish never fails the write.

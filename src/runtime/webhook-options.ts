@@ -11,9 +11,10 @@ export const SEAL_PURPOSE = 'webhook-secret';
 
 /**
  * The secret that seals is CANON_SECRET, or the development one the store keeps, known only after the store
- * opens: the resource definitions are built before, so they reach it through `secret()`.
+ * opens: the resource definitions are built before, so they reach it through `secret()`, as they reach the
+ * store's event head through `eventHead()`.
  */
-export function webhookEndpointOptions(allowPrivate: boolean, app: AppDef, secret: () => string): WebhookEndpointOptions {
+export function webhookEndpointOptions(allowPrivate: boolean, app: AppDef, secret: () => string, eventHead: () => Promise<number>): WebhookEndpointOptions {
   const policy = { allowPrivate };
   return {
     // http:// is refused even with CANON_WEBHOOK_ALLOW_PRIVATE (DESIGN §9): it lifts the address check only.
@@ -25,5 +26,6 @@ export function webhookEndpointOptions(allowPrivate: boolean, app: AppDef, secre
     seal: (value) => seal(value, `${SEAL_PURPOSE}:${secret()}`),
     versionDates: compileVersions(app.versions).map((v) => v.date),
     users: app.users,
+    eventHead,
   };
 }

@@ -38,7 +38,7 @@ export function startWorker(core: Core, embedded: boolean): WorkerRole {
     close: async () => {
       unsubscribe();
       await webhooks.stop();
-      stopPurgingEvents();
+      await stopPurgingEvents();
       // Drains: the performs under way finish and settle before the store closes beneath them.
       await operations.stop();
       await stopPurging();

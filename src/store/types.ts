@@ -136,7 +136,10 @@ export interface Reader {
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]>;
   /** One sequenced event by id, or null (never written, purged, or on PostgreSQL not stamped yet). */
   findEvent(id: string): Promise<StoredEvent | null>;
-  /** The highest sequence stamped so far (0 for an empty log): the head a new stream starts from. */
+  /**
+   * The highest sequence stamped so far (0 for an empty log): the head a new stream starts from. On the store
+   * (outside a transaction) every event whose write was acknowledged before the call is at or below it.
+   */
   lastEventSequence(): Promise<number>;
   /** The record stored under `scopeKey`, live or expired. */
   findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null>;
@@ -196,8 +199,11 @@ export interface Store extends Reader {
    * catches events whose writer died in between. SQLite numbers events under its single writer: nothing to do.
    */
   sequenceEvents(): Promise<number>;
-  /** Deletes at most `batch` events created before `before` (ISO 8601), oldest first; returns how many went. */
-  purgeEvents(before: string, batch: number): Promise<number>;
+  /**
+   * Deletes at most `batch` events created before `before` (ISO 8601), oldest first, and with `through` only
+   * those whose sequence is at most `through`; returns how many went.
+   */
+  purgeEvents(before: string, batch: number, through?: number): Promise<number>;
   /**
    * Calls `listener` whenever another process of the deployment may have sequenced events (PostgreSQL
    * LISTEN/NOTIFY); returns the way to stop. A hint only: readers also poll. SQLite has no such channel.

@@ -92,15 +92,23 @@ export class PgStore implements Store {
   }
 
   /** By insertion position: old rows are all stamped (the sweep runs every second), and it is the primary key. */
-  async purgeEvents(before: string, batch: number): Promise<number> {
-    return (await this.pool.query(numbered(purgeEventsSql('sequence')), [before, batch])).rowCount ?? 0;
+  async purgeEvents(before: string, batch: number, through?: number): Promise<number> {
+    if (through === undefined) return (await this.pool.query(numbered(purgeEventsSql('sequence')), [before, batch])).rowCount ?? 0;
+    return (await this.pool.query(numbered(purgeEventsSql('sequence', 'commit_sequence')), [before, through, batch])).rowCount ?? 0;
   }
 
   findEvent(id: string): Promise<StoredEvent | null> {
     return this.reads.findEvent(id);
   }
 
-  lastEventSequence(): Promise<number> {
+  /**
+   * The head a stream opened now starts from: every event whose write was acknowledged before the call is at or
+   * below it (DESIGN §9, issue 26.6). A write is acknowledged once committed, and its event is numbered just
+   * after, off the request path: the committed events still unnumbered are numbered first (one round trip when
+   * there are none), else a stream opened right after a 201 would later receive that write's event as new.
+   */
+  async lastEventSequence(): Promise<number> {
+    await this.sequencer.run();
     return this.reads.lastEventSequence();
   }
 

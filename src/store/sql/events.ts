@@ -37,9 +37,14 @@ export function eventPageSql(sequenceColumn: string, columns: string, after: num
   return { text: `SELECT ${columns} FROM canon_events WHERE ${where.join(' AND ')} ORDER BY ${sequenceColumn} LIMIT ?`, params };
 }
 
-/** Retention: the oldest events created before a moment, a batch at a time (DESIGN §9: kept 30 days). */
-export function purgeEventsSql(sequenceColumn: string): string {
-  return `DELETE FROM canon_events WHERE ${sequenceColumn} IN (SELECT ${sequenceColumn} FROM canon_events WHERE created_at < ? ORDER BY ${sequenceColumn} LIMIT ?)`;
+/**
+ * Retention: the oldest events created before a moment, a batch at a time (DESIGN §9: kept 30 days); with
+ * `boundColumn`, only those at or below a sequence too (the events every webhook endpoint has had dispatched;
+ * on PostgreSQL the stamped sequence, which an unstamped event never passes). Parameters: before, [through,] batch.
+ */
+export function purgeEventsSql(sequenceColumn: string, boundColumn?: string): string {
+  const bound = boundColumn ? ` AND ${boundColumn} <= ?` : '';
+  return `DELETE FROM canon_events WHERE ${sequenceColumn} IN (SELECT ${sequenceColumn} FROM canon_events WHERE created_at < ?${bound} ORDER BY ${sequenceColumn} LIMIT ?)`;
 }
 
 /** The outbox insert both adapters run in the writing transaction; the sequence is the adapter's to give. */

@@ -277,8 +277,9 @@ export class SqliteStore implements Store {
     return 0;
   }
 
-  purgeEvents(before: string, batch: number): Promise<number> {
-    return this.mutex.run(async () => this.writer.stmt(purgeEventsSql('sequence')).run(before, batch).changes);
+  purgeEvents(before: string, batch: number, through?: number): Promise<number> {
+    if (through === undefined) return this.mutex.run(async () => this.writer.stmt(purgeEventsSql('sequence')).run(before, batch).changes);
+    return this.mutex.run(async () => this.writer.stmt(purgeEventsSql('sequence', 'sequence')).run(before, through, batch).changes);
   }
 
   /** No cross-process channel on a file: other processes' events reach readers by the fan-out or by polling. */

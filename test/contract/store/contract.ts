@@ -429,6 +429,23 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       assert.equal(await store.lastEventSequence(), head, 'the head survives the purge');
     });
 
+    it('purges only at or below a sequence when given one (events still owed to webhook endpoints stay)', async () => {
+      const older = { ...event('order.created'), created_at: '2020-01-01T00:00:00.000Z' };
+      const newer = { ...event('order.updated'), created_at: '2020-01-02T00:00:00.000Z' };
+      await store.transaction(async (tx) => {
+        await tx.appendEvent(older);
+        await tx.appendEvent(newer);
+      });
+      await store.sequenceEvents();
+      const first = (await store.findEvent(older.id))!.sequence;
+      assert.equal(await store.purgeEvents('2021-01-01T00:00:00.000Z', 1000, first - 1), 0, 'nothing at or below the bound is old');
+      assert.equal(await store.purgeEvents('2021-01-01T00:00:00.000Z', 1000, first), 1);
+      assert.equal(await store.findEvent(older.id), null);
+      assert.ok(await store.findEvent(newer.id), 'above the bound: kept, however old');
+      assert.ok((await store.purgeEvents('2021-01-01T00:00:00.000Z', 1000)) >= 1);
+      assert.equal(await store.findEvent(newer.id), null);
+    });
+
     it('appends events with increasing sequences and lists them in order', async () => {
       const ids = [id(), id(), id()];
       await store.transaction(async (tx) => {
