@@ -12,9 +12,9 @@ export type Audience = { sees: (event: StoredEvent) => boolean } | { none: strin
  * DESIGN §9: an endpoint's deliveries never carry an event its owner could not read with GET /events at that
  * moment. The owner is the endpoint's user, with the role it has now (a demoted admin's endpoint narrows
  * with it; a deleted user's endpoints are deleted with it), limited to the scopes of the credential that
- * registered it; an endpoint of no user is the platform's and reads as an admin with those scopes. The
- * endpoint's own `events` patterns narrow it further. Decided when events become deliveries and again
- * before each is sent, so a change between the two is never outrun.
+ * registered it; an endpoint of no user is the platform's and reads as an admin with those scopes (the
+ * endpoint's own `events` patterns narrow what it asks for, apart from this). Decided when events become
+ * deliveries and again before each is sent, so a change between the two is never outrun.
  */
 export async function endpointAudience(reader: Reader, model: CompiledModel, endpoint: StoredRecord): Promise<Audience> {
   const userId = (endpoint.user_id as string | null | undefined) ?? null;
@@ -25,8 +25,7 @@ export async function endpointAudience(reader: Reader, model: CompiledModel, end
     role = String(user.role);
   }
   const owner: Principal = { kind: 'system', credentialId: `webhook-endpoint:${endpoint.id}`, userId, role, scopes: (endpoint.scopes as string[] | null) ?? [] };
-  const patterns = Array.isArray(endpoint.events) ? (endpoint.events as string[]) : undefined;
-  const filter = eventFilterFor(model, owner, patterns);
+  const filter = eventFilterFor(model, owner, undefined);
   if (seesNothing(filter)) return { none: 'the scopes it was registered with read no resource' };
   return { sees: eventMatcher(filter) };
 }

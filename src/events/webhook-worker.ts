@@ -13,6 +13,7 @@ import type { SendInput, SendOutcome } from '../webhooks/sender.js';
 import { DispatchPositions, dispatching } from './dispatch-positions.js';
 import { eventView } from './event-view.js';
 import { globMatches } from './visibility.js';
+import { Audiences } from './endpoint-audience.js';
 
 export interface WebhookWorkerOptions {
   /** Seconds before each attempt, the first included (CANON_WEBHOOK_RETRY_SCHEDULE). */
@@ -67,7 +68,7 @@ interface Batch {
 }
 
 /** Where and how a batch's deliveries to one endpoint are sent, or why they are not. */
-type Target = { url: string; version: ApiVersion; secrets: string[] } | { skipped: string };
+type Target = { url: string; version: ApiVersion; secrets: string[]; sees: (event: StoredEvent) => boolean } | { skipped: string };
 
 /** Payloads rendered in a batch, by event and version: an event to several endpoints of one version is rendered once. */
 type Bodies = Map<string, string>;
@@ -144,9 +145,13 @@ export class WebhookWorker {
       // went past it, or reached the end of the log, none lies between the last event taken and `until`.
       const to = until !== undefined && (events.length < read.length || !full) ? until : (events[events.length - 1]?.sequence ?? positions.from);
       const deliveries: StoredRecord[] = [];
+      // What each endpoint's owner may see now (its events patterns included): an event it may not see gets no
+      // delivery at all, so not even its id and type reach the owner's delivery list (DESIGN §9).
+      const audiences = new Audiences(tx, this.model);
+      const cohort = await Promise.all(positions.cohort.map(async (endpoint) => ({ endpoint, audience: await audiences.of(endpoint) })));
       for (const event of events) {
-        for (const endpoint of positions.cohort) {
-          if (!typeMatches(endpoint.events, event.type)) continue;
+        for (const { endpoint, audience } of cohort) {
+          if (!typeMatches(endpoint.events, event.type) || !('sees' in audience) || !audience.sees(event)) continue;
           const delivery: StoredRecord = {
             id: uuidv7(),
             version: 1,
@@ -207,10 +212,12 @@ export class WebhookWorker {
     // Each endpoint read once per batch, its secrets opened once (not once per delivery).
     const endpointIds = [...new Set(claimed.map((c) => String(c.delivery.endpoint_id)))];
     const endpoints = new Map((await this.store.getMany(WEBHOOK_ENDPOINTS, endpointIds)).map((e) => [e.id, e]));
-    const targets = new Map<string, Target>();
-    const targetOf = (id: string): Target => {
+    const targets = new Map<string, Promise<Target>>();
+    // Each endpoint's owner read once per batch, as it is now: a change since the dispatch is seen by this attempt.
+    const audiences = new Audiences(this.store, this.model);
+    const targetOf = (id: string): Promise<Target> => {
       let target = targets.get(id);
-      if (!target) targets.set(id, (target = this.target(endpoints.get(id))));
+      if (!target) targets.set(id, (target = this.target(endpoints.get(id), audiences)));
       return target;
     };
     const bodies: Bodies = new Map();
@@ -221,7 +228,9 @@ export class WebhookWorker {
         const c = claimed[next++]!;
         // A delivery that cannot even be prepared (a secret sealed under another CANON_SECRET) fails alone,
         // recorded with its reason, instead of failing the round and coming back at every lease.
-        const outcome = await this.attempt(c, targetOf(String(c.delivery.endpoint_id)), bodies).catch((err: unknown) => ({ skipped: notSent(err) }));
+        const outcome = await targetOf(String(c.delivery.endpoint_id))
+          .then((target) => this.attempt(c, target, bodies))
+          .catch((err: unknown) => ({ skipped: notSent(err) }));
         results.push({ delivery: c.delivery, outcome });
       }
     };
@@ -243,15 +252,17 @@ export class WebhookWorker {
   }
 
   /** What every delivery to one endpoint shares in a batch: its URL, version and opened secrets, or why none is sent. */
-  private target(endpoint: StoredRecord | undefined): Target {
+  private async target(endpoint: StoredRecord | undefined, audiences: Audiences): Promise<Target> {
     if (!endpoint) return { skipped: 'the endpoint no longer exists' };
     if (endpoint.status !== 'enabled') return { skipped: `the endpoint is disabled${endpoint.disabled_reason ? ` (${String(endpoint.disabled_reason)})` : ''}` };
+    const audience = await audiences.of(endpoint);
+    if ('none' in audience) return { skipped: `not sent: ${audience.none}` };
     try {
       const nowIso = this.clock().toISOString();
       const secrets = signingSecrets(endpoint)
         .filter((s) => s.until === null || s.until > nowIso)
         .map((s) => this.openSecret(s.sealed));
-      return { url: String(endpoint.url), version: this.versionFor(endpoint), secrets };
+      return { url: String(endpoint.url), version: this.versionFor(endpoint), secrets, sees: audience.sees };
     } catch (err) {
       return { skipped: notSent(err) };
     }
@@ -262,6 +273,8 @@ export class WebhookWorker {
     if ('skipped' in target) return target;
     const event = claimed.event ?? (await this.store.findEvent(String(claimed.delivery.event_id)));
     if (!event) return { skipped: 'the event is no longer kept' };
+    // Decided again at send time: a retry owed from before the owner was demoted or narrowed is not sent.
+    if (!target.sees(event)) return { skipped: 'not sent: the endpoint’s owner may no longer see this event' };
     const { version } = target;
     const key = `${event.id} ${version.name}`;
     let body = bodies.get(key);
