@@ -188,6 +188,7 @@ describe('webhook deliveries survive a SIGKILLed worker', () => {
     // A short lease (the default is 30 s) so the killed process's claims come due again quickly; attempts stay shorter.
     CANON_WORKER_LEASE_MS: '5000',
     CANON_WEBHOOK_TIMEOUT_MS: '2000',
+    CANON_OPERATION_TIMEOUT_MS: '2000',
     // Hundreds of synchronous SQLite commits on a busy machine can stall the loop: a 503 here would test the overload guard, not deliveries.
     ...TEST_PROCESS_ENV,
   });
