@@ -7,14 +7,15 @@
 // One Canon process per store (SQLite on a file; PostgreSQL when BENCH_PG_URL, CANON_TEST_DATABASE_URL or
 // DATABASE_URL names a server on this machine, in a fresh database dropped at the end), rate limits raised so
 // that nothing is refused. BENCH_SHAPE_PRODUCTS products (default 200) are created, a warm-up of fixed
-// queries runs, and the server's resident memory (VmRSS in /proc/<pid>/status) is read once it has settled.
+// queries runs, and the server's resident memory (VmRSS in /proc/<pid>/status) is read once it has settled (the median of
+// five readings a second apart, after BENCH_SHAPE_SETTLE seconds idle, default 5).
 // Then one client sends BENCH_SHAPES (default 50,000) GETs of /v2/products, every one of another shape:
 // `id[in]` lists of 1 to 100 ids and `price.amount[in]` lists of 1 to 100 amounts (their counts together
 // give 10,000 combinations), crossed with sorts over name, price and creation date in either direction and
 // with either filter first (all distinct), BENCH_SHAPE_CONCURRENCY (default 8) at a time over kept-alive connections on
 // loopback. Every answer must be 200. Resident memory is sampled during the run (the peak) and read again
 // once the server has settled; the growth from before to after is compared with the target (64 MiB).
-// Results go to bench/results/query-shapes.json.
+// BENCH_SHAPE_STORES=sqlite or =postgres measures one store only. Results go to bench/results/query-shapes.json.
 import http from 'node:http';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -34,6 +35,8 @@ const CONCURRENCY = intFromEnv('BENCH_SHAPE_CONCURRENCY', 8, 1, 64);
 /** Seconds the server is left idle before each reading of its memory. */
 const SETTLE_SECONDS = intFromEnv('BENCH_SHAPE_SETTLE', 5, 0, 120);
 const TARGET_MIB = 64;
+/** BENCH_SHAPE_STORES: which stores to measure, comma-separated (default both; PostgreSQL only when a server is named). */
+const STORES = (process.env.BENCH_SHAPE_STORES ?? 'sqlite,postgres').split(',').map((s) => s.trim());
 const MIB = 1024 * 1024;
 
 /** The sorts a client may combine: every order of up to three sortable fields, each either way. */
@@ -58,6 +61,17 @@ const SORTS = (() => {
 function pgBase() {
   const raw = process.env.BENCH_PG_URL ?? process.env.CANON_TEST_DATABASE_URL ?? (process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : undefined);
   return raw === undefined ? undefined : raw;
+}
+
+/** Resident memory once settled: the median of five readings a second apart, after SETTLE_SECONDS idle (one reading varies with the collector's timing). */
+async function settledRss(pid) {
+  await sleep(SETTLE_SECONDS * 1000);
+  const readings = [];
+  for (let i = 0; i < 5; i++) {
+    if (i > 0) await sleep(1000);
+    readings.push(rssBytes(pid));
+  }
+  return readings.sort((a, b) => a - b)[2];
 }
 
 function rssBytes(pid) {
@@ -119,8 +133,7 @@ async function runStore(label, databaseUrl) {
       if (res.status !== 200) throw new Error(`warm-up answered ${res.status}`);
       await request('GET', `${base}/v2/products/${ids[i % ids.length]}`, { headers: HEADERS, timeoutMs: 10_000 });
     }
-    await sleep(SETTLE_SECONDS * 1000);
-    const before = rssBytes(pid);
+    const before = await settledRss(pid);
     let peak = before;
     const sampler = setInterval(() => {
       try {
@@ -137,8 +150,7 @@ async function runStore(label, databaseUrl) {
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const right = rssBytes(pid);
-    await sleep(SETTLE_SECONDS * 1000);
-    const after = rssBytes(pid);
+    const after = await settledRss(pid);
     peak = Math.max(peak, right, after);
     const growthMiB = (after - before) / MIB;
     const result = {
@@ -168,9 +180,11 @@ async function main() {
   console.log(`bench: ${fmt(SHAPES)} distinct list shapes per store, ${CONCURRENCY} at a time (10,000 IN-list length pairs × ${SORTS.length} sorts, either filter first)`);
   const results = [];
   const dir = makeTempDir('canon-bench-shapes-');
-  results.push(await runStore('sqlite', `sqlite:${path.join(dir, 'shapes.db')}`));
+  if (STORES.includes('sqlite')) results.push(await runStore('sqlite', `sqlite:${path.join(dir, 'shapes.db')}`));
   const pgUrl = pgBase();
-  if (pgUrl !== undefined) {
+  if (!STORES.includes('postgres')) {
+    // not asked for
+  } else if (pgUrl !== undefined) {
     // bench/lib/pg.mjs reads BENCH_PG_URL when it is first imported.
     process.env.BENCH_PG_URL ??= new URL('/', pgUrl).href.replace(/\/$/, '');
     const { createDatabase } = await import('./lib/pg.mjs');

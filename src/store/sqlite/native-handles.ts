@@ -39,8 +39,8 @@ interface Retired {
   ref: WeakRef<Database.Statement>;
 }
 
-/** Retired statements are released this many at a time: each release costs two full collections. */
-export const RELEASE_BATCH = 256;
+/** Retired statements are released this many at a time: each release costs a full collection. */
+export const RELEASE_BATCH = 512;
 const retiring: Retired[] = [];
 /** Statements retired since the last release (survivors of a release do not count again). */
 let fresh = 0;
@@ -81,13 +81,15 @@ export function retire(statement: Database.Statement): void {
 }
 
 /**
- * Lets the retired statements go inside garbage collections this function runs itself, synchronously, from
+ * Lets the retired statements go inside a garbage collection this function runs itself, synchronously, from
  * JavaScript: a context is entered there, so a better-sqlite3 destructor finds its environment (the abort above
  * needs a collection with none, such as one V8 starts from a platform task or at teardown). Each is first
- * unpinned, then two full collections run (the second for any an incremental marking already under way had
- * marked live); the weak reference then tells which were destroyed. One that was not is still referenced
- * somewhere: it is pinned again at once and retried at the next release, so no statement is ever left
- * unpinned for a collection outside this function. Returns how many were destroyed.
+ * unpinned, then one full collection runs; the weak reference then tells which were destroyed. One that was not
+ * (still referenced somewhere, or marked live by an incremental marking already under way) is pinned again at
+ * once and retried at the next release, so no statement is ever left unpinned for a collection outside this
+ * function. A full collection pauses the process (a few hundred milliseconds at most on a heap of 100 MB on
+ * this project's machines, docs/BENCHMARKS.md), which is why statements go in batches. Returns how many were
+ * destroyed.
  */
 export function release(): number {
   scheduled = false;
@@ -99,7 +101,6 @@ export function release(): number {
     retained.delete(r.statement!);
     r.statement = undefined;
   }
-  gc();
   gc();
   let destroyed = 0;
   for (const r of batch) {

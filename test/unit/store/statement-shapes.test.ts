@@ -118,7 +118,7 @@ describe('SQLite statement caches', () => {
                 ],
               ),
             );
-      assert.ok(shapes.length > LIST_STATEMENTS_MAX + 2 * RELEASE_BATCH);
+      assert.ok(shapes.length > LIST_STATEMENTS_MAX + RELEASE_BATCH);
       const first = shapes[0]!;
       const expected = (await store.list('products', first)).rows.map((r) => r.id);
       await turn();
