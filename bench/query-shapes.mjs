@@ -6,8 +6,9 @@
 //
 // One Canon process per store (SQLite on a file; PostgreSQL when BENCH_PG_URL, CANON_TEST_DATABASE_URL or
 // DATABASE_URL names a server on this machine, in a fresh database dropped at the end), rate limits raised so
-// that nothing is refused. BENCH_SHAPE_PRODUCTS products (default 200) are created, a warm-up of fixed
-// queries runs, and the server's resident memory (VmRSS in /proc/<pid>/status) is read once it has settled (the median of
+// that nothing is refused. BENCH_SHAPE_PRODUCTS products (default 200) are created, a warm-up runs (fixed pages
+// and reads by id, then BENCH_SHAPE_WARMUP, default 10,000, GETs of one shape as large as the largest measured:
+// a cold process's heap grows under any load, and that is not what is measured), and the server's resident memory (VmRSS in /proc/<pid>/status) is read once it has settled (the median of
 // five readings a second apart, after BENCH_SHAPE_SETTLE seconds idle, default 5).
 // Then one client sends BENCH_SHAPES (default 50,000) GETs of /v2/products, every one of another shape:
 // `id[in]` lists of 1 to 100 ids and `price.amount[in]` lists of 1 to 100 amounts (their counts together
@@ -32,6 +33,8 @@ const HEADERS = { 'x-api-key': ADMIN_KEY };
 const SHAPES = intFromEnv('BENCH_SHAPES', 50_000, 100, 390_000);
 const PRODUCTS = intFromEnv('BENCH_SHAPE_PRODUCTS', 200, 100, 10_000);
 const CONCURRENCY = intFromEnv('BENCH_SHAPE_CONCURRENCY', 8, 1, 64);
+/** Requests of one fixed shape before the first reading (the warm-up). */
+const WARMUP = intFromEnv('BENCH_SHAPE_WARMUP', 10_000, 0, 1_000_000);
 /** Seconds the server is left idle before each reading of its memory. */
 const SETTLE_SECONDS = intFromEnv('BENCH_SHAPE_SETTLE', 5, 0, 120);
 const TARGET_MIB = 64;
@@ -71,7 +74,7 @@ async function settledRss(pid) {
     if (i > 0) await sleep(1000);
     readings.push(rssBytes(pid));
   }
-  return readings.sort((a, b) => a - b)[2];
+  return { median: [...readings].sort((a, b) => a - b)[2], readings: readings.map((r) => Math.round((r / MIB) * 10) / 10) };
 }
 
 function rssBytes(pid) {
@@ -97,18 +100,25 @@ function shapeQuery(i, ids, amounts) {
   return `${filters.join('&')}&sort=${encodeURIComponent(sort)}&limit=20`;
 }
 
-/** Sends `count` GETs, `width` at a time over kept-alive connections; every answer must be 200. */
-async function sendShapes(base, count, ids, amounts, onProgress) {
+/** The warm-up's one shape (`id[in]` of 100 ids, `price.amount[in]` of 100 amounts, sorted by name), its values starting at `k`. */
+function oneShape(k, ids, amounts) {
+  const idList = Array.from({ length: 100 }, (_, j) => ids[(k + j) % ids.length]).join(',');
+  const amountList = Array.from({ length: 100 }, (_, j) => amounts[(k + j) % amounts.length]).join(',');
+  return `id[in]=${idList}&price.amount[in]=${amountList}&sort=name&limit=20`;
+}
+
+/** Sends `count` GETs of `/v2/products?<queryOf(i)>`, CONCURRENCY at a time over kept-alive connections; every answer must be 200. */
+async function sendQueries(base, count, queryOf, onProgress) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   let next = 0;
   let done = 0;
   const lane = async () => {
     while (next < count) {
       const i = next++;
-      const res = await request('GET', `${base}/v2/products?${shapeQuery(i, ids, amounts)}`, { headers: HEADERS, timeoutMs: 30_000, agent });
-      if (res.status !== 200) throw new Error(`shape ${i} answered ${res.status}: ${res.body.slice(0, 300)}`);
+      const res = await request('GET', `${base}/v2/products?${queryOf(i)}`, { headers: HEADERS, timeoutMs: 30_000, agent });
+      if (res.status !== 200) throw new Error(`query ${i} answered ${res.status}: ${res.body.slice(0, 300)}`);
       done++;
-      if (done % 5_000 === 0) onProgress(done);
+      if (done % 5_000 === 0) onProgress?.(done);
     }
   };
   try {
@@ -127,13 +137,18 @@ async function runStore(label, databaseUrl) {
     const pid = server.child.pid;
     const ids = await createProducts(base, HEADERS, PRODUCTS, { label: 'shapes' });
     const amounts = Array.from({ length: PRODUCTS }, (_, i) => 100 + i);
-    // Warm-up: the fixed queries every client sends, so that what follows measures shapes, not a cold start.
+    // Warm-up: a server that has served traffic, so that what follows measures shapes, not the heap a cold
+    // process grows to under any load: fixed pages and reads by id, then WARMUP requests of ONE shape as large
+    // as the largest measured, sent as the measured ones are.
     for (let i = 0; i < 500; i++) {
       const res = await request('GET', `${base}/v2/products?limit=20&sort=${i % 2 ? '-' : ''}created_at`, { headers: HEADERS, timeoutMs: 10_000 });
       if (res.status !== 200) throw new Error(`warm-up answered ${res.status}`);
       await request('GET', `${base}/v2/products/${ids[i % ids.length]}`, { headers: HEADERS, timeoutMs: 10_000 });
     }
-    const before = await settledRss(pid);
+    // One shape: both lists of 100 values, one sort, one order; the values move so that pages are read, not cached.
+    await sendQueries(base, WARMUP, (k) => oneShape(k, ids, amounts));
+    const settledBefore = await settledRss(pid);
+    const before = settledBefore.median;
     let peak = before;
     const sampler = setInterval(() => {
       try {
@@ -144,13 +159,19 @@ async function runStore(label, databaseUrl) {
     }, 250);
     const started = process.hrtime.bigint();
     try {
-      await sendShapes(base, SHAPES, ids, amounts, (n) => console.log(`  ${label}: ${fmt(n)} shapes, RSS ${fmt(rssBytes(pid) / MIB, 1)} MiB`));
+      await sendQueries(
+        base,
+        SHAPES,
+        (i) => shapeQuery(i, ids, amounts),
+        (n) => console.log(`  ${label}: ${fmt(n)} shapes, RSS ${fmt(rssBytes(pid) / MIB, 1)} MiB`),
+      );
     } finally {
       clearInterval(sampler);
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const right = rssBytes(pid);
-    const after = await settledRss(pid);
+    const settledAfter = await settledRss(pid);
+    const after = settledAfter.median;
     peak = Math.max(peak, right, after);
     const growthMiB = (after - before) / MIB;
     const result = {
@@ -162,6 +183,8 @@ async function runStore(label, databaseUrl) {
       rssRightAfterMiB: Math.round((right / MIB) * 10) / 10,
       rssAfterMiB: Math.round((after / MIB) * 10) / 10,
       rssPeakMiB: Math.round((peak / MIB) * 10) / 10,
+      readingsBeforeMiB: settledBefore.readings,
+      readingsAfterMiB: settledAfter.readings,
       growthMiB: Math.round(growthMiB * 10) / 10,
       targetMiB: TARGET_MIB,
       pass: growthMiB <= TARGET_MIB,
@@ -170,6 +193,7 @@ async function runStore(label, databaseUrl) {
       `${label}: ${fmt(SHAPES)} shapes in ${fmt(seconds, 1)} s (${fmt(result.requestsPerSecond)}/s); RSS ${fmt(result.rssBeforeMiB, 1)} → ${fmt(result.rssAfterMiB, 1)} MiB ` +
         `(peak ${fmt(result.rssPeakMiB, 1)}), growth ${fmt(growthMiB, 1)} MiB: ${result.pass ? 'PASS' : 'FAIL'} (target ≤ ${TARGET_MIB} MiB)`,
     );
+    console.log(`  settled readings (MiB): before ${result.readingsBeforeMiB.join(' ')}; after ${result.readingsAfterMiB.join(' ')}`);
     return result;
   } finally {
     await stopServer(server);
@@ -198,7 +222,7 @@ async function main() {
     date: new Date().toISOString(),
     machine: machine(),
     source: sourceVersion(),
-    method: { shapes: SHAPES, concurrency: CONCURRENCY, products: PRODUCTS, settleSeconds: SETTLE_SECONDS, sorts: SORTS.length },
+    method: { shapes: SHAPES, warmup: WARMUP, concurrency: CONCURRENCY, products: PRODUCTS, settleSeconds: SETTLE_SECONDS, sorts: SORTS.length },
     results,
   });
   if (results.some((r) => !r.pass)) process.exitCode = 1;
