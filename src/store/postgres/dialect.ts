@@ -15,6 +15,10 @@ export const pgDialect: Dialect = {
   value: (v) => v,
   columns: columnList,
   skipLocked: ' FOR UPDATE SKIP LOCKED',
+  // One array parameter, typed by the column (https://www.postgresql.org/docs/current/functions-comparisons.html#FUNCTIONS-COMPARISONS-ANY-SOME);
+  // an index on the column serves it as it serves IN (…).
+  oneOf: (col) => `${col} = ANY(?)`,
+  list: (values) => [...values],
   searchSource(r: CompiledResource, text: string): Sql | undefined {
     const query = tsquery(text);
     if (query === undefined) return undefined;

@@ -20,6 +20,13 @@ export interface Dialect {
   searchSource(resource: CompiledResource, text: string): Sql | undefined;
   /** The suffix of a list that claims rows past those other transactions hold (ListQuery.skipLocked). */
   skipLocked: string;
+  /**
+   * "`col` is one of a list bound as ONE parameter" (`in` filters, batch reads by id): one statement text
+   * for any length of list, so a client sending lists of 1 to 100 values makes one statement, not 100.
+   */
+  oneOf(col: string): string;
+  /** The parameter `oneOf` binds: the values, each as `value` binds it. */
+  list(values: readonly unknown[]): unknown;
 }
 
 export function quote(name: string): string {
@@ -51,10 +58,16 @@ function column(resource: CompiledResource, path: string): string {
 
 const OPS = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/** Conditions in one order whatever order they came in (by path, then operator): AND does not care, and the statement cache then holds one text per set. */
+function canonical(where: Condition[]): Condition[] {
+  if (where.length < 2) return where;
+  return [...where].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
+}
+
 export function whereClause(d: Dialect, resource: CompiledResource, where: Condition[], tableOf: (name: string) => string): Sql {
   const parts: string[] = [];
   const params: unknown[] = [];
-  for (const c of where) {
+  for (const c of canonical(where)) {
     const col = column(resource, c.path);
     switch (c.op) {
       case 'owned_via':
@@ -66,8 +79,8 @@ export function whereClause(d: Dialect, resource: CompiledResource, where: Condi
         if (values.length === 0) {
           parts.push('1 = 0');
         } else {
-          parts.push(`${col} IN (${values.map(() => '?').join(', ')})`);
-          params.push(...values.map(d.value));
+          parts.push(d.oneOf(col));
+          params.push(d.list(values));
         }
         break;
       }
@@ -145,7 +158,7 @@ export function getManySql(d: Dialect, resource: CompiledResource, ids: readonly
   const wanted = [...new Set(ids.map((id) => id.toLowerCase()).filter((id) => UUID.test(id)))];
   if (wanted.length > 1000) throw new Error(`getMany reads at most 1000 ids at once, not ${wanted.length}`);
   if (wanted.length === 0) return undefined;
-  return { text: `SELECT ${d.columns(resource)} FROM ${quote(resource.table)} WHERE id IN (${wanted.map(() => '?').join(', ')})`, params: wanted, ids: wanted };
+  return { text: `SELECT ${d.columns(resource)} FROM ${quote(resource.table)} WHERE ${d.oneOf('id')}`, params: [d.list(wanted)], ids: wanted };
 }
 
 /** `records` in the order of `ids` (SQL returns them in any order). */

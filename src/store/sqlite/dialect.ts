@@ -4,16 +4,24 @@ import { RANK_COLUMN, quote, type Dialect, type Sql } from '../sql/queries.js';
 import { ftsTable } from './ddl.js';
 import { bm25Weights, matchExpression } from './search.js';
 
+function sqliteValue(v: unknown): unknown {
+  return typeof v === 'boolean' ? (v ? 1 : 0) : v;
+}
+
 export const sqliteDialect: Dialect = {
   same: 'IS',
   differs: 'IS NOT',
   // SQLite already sorts nulls first ascending and last descending; an explicit clause could cost the index.
   nulls: () => '',
   rowValues: true,
-  value: (v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v),
+  value: sqliteValue,
   columns: () => '*',
   // One writer at a time: a transaction never meets a row another one holds.
   skipLocked: '',
+  // The list as one JSON array (https://sqlite.org/json1.html#jeach); IN compares with the column's affinity,
+  // as it does with a list of parameters, and the planner still looks each value up in the column's index.
+  oneOf: (col) => `${col} IN (SELECT value FROM json_each(?))`,
+  list: (values) => JSON.stringify(values.map(sqliteValue)),
   searchSource(resource: CompiledResource, text: string): Sql | undefined {
     const match = matchExpression(text);
     if (match === undefined) return undefined;

@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
-import { prepare } from './native-handles.js';
+import { prepare, retire } from './native-handles.js';
+import { StatementCache } from './statement-cache.js';
 import {
   UniqueViolation,
   type Condition,
@@ -35,11 +36,25 @@ interface ArrayStatement {
   width: number;
 }
 
-/** Prepared statements cached per connection: preparing costs more than running a point lookup. */
+/**
+ * Statements one connection keeps prepared, apart from list statements read as arrays. The store's own
+ * statements per resource (by id, insert, update, delete, events, idempotency) number a few dozen; the rest
+ * are shaped by what clients filter on (src/store/sql/queries.ts keeps that to one statement per set of
+ * filtered fields and operators, whatever the values), so the bound is what keeps a client varying its
+ * filters from growing the process without end.
+ */
+export const STATEMENTS_MAX = 512;
+/** List statements one connection keeps prepared: one per filter set, sort and page style in use. */
+export const LIST_STATEMENTS_MAX = 512;
+
+/**
+ * Prepared statements cached per connection (preparing costs more than running a point lookup), in bounded
+ * caches: what they evict is retired and later released (src/store/sqlite/native-handles.ts).
+ */
 export class Connection {
-  private readonly cache = new Map<string, Database.Statement>();
+  private readonly cache = new StatementCache<Database.Statement>(STATEMENTS_MAX, retire);
   /** Apart from `cache`: raw mode is a setting of the statement object, which `stmt` callers expect off. */
-  private readonly arrayCache = new Map<string, ArrayStatement>();
+  private readonly arrayCache = new StatementCache<ArrayStatement>(LIST_STATEMENTS_MAX, (a) => retire(a.stmt));
   constructor(readonly db: Db) {}
   stmt(sql: string): Database.Statement {
     let s = this.cache.get(sql);
@@ -64,6 +79,11 @@ export class Connection {
       this.arrayCache.set(sql, a);
     }
     return a;
+  }
+
+  /** Statements held in both caches: for tests. */
+  get cached(): number {
+    return this.cache.size + this.arrayCache.size;
   }
 }
 

@@ -306,6 +306,11 @@ export class SqliteStore implements Store {
     return this.group.run(() => fn(this.writeOps));
   }
 
+  /** Prepared statements the connections' caches hold (bounded: src/store/sqlite/sqlite-ops.ts): for tests. */
+  get cachedStatements(): number {
+    return this.writer.cached + (this.reader === this.writer ? 0 : this.reader.cached);
+  }
+
   async ping(): Promise<boolean> {
     try {
       this.reader.stmt('SELECT 1').get();

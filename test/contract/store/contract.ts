@@ -523,6 +523,39 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         await check('owner_id', 'eq', null, (r) => r.owner_id === null);
         await check('owner_id', 'ne', null, (r) => r.owner_id !== null);
         await check('kind', 'in', [], () => false);
+        // `in` binds its list as one parameter (issue 26.4): each column type still compares as with `eq`.
+        await check('count', 'in', [0, 6, 6, 99], (r) => r.count === 0 || r.count === 6);
+        await check('active', 'in', [true], (r) => r.active === true);
+        await check('price.amount', 'in', [100, 400], (r) => [100, 400].includes((r.price as { amount: number }).amount));
+        await check('owner_id', 'in', [ownerId, '00000000-0000-7000-8000-fffffffffff0'], (r) => r.owner_id === ownerId);
+        await check('id', 'in', [rows[2]!.id, rows[29]!.id, rows[0]!.id], (r) => [rows[0]!.id, rows[2]!.id, rows[29]!.id].includes(r.id));
+        await check('at', 'in', [rows[4]!.at, rows[5]!.at], (r) => r.at === rows[4]!.at || r.at === rows[5]!.at);
+        await check('label', 'in', ['q1', 'it\'s "q"', 'q\\0', 'ü'], (r) => r.label === 'q1');
+        await check(
+          'count',
+          'in',
+          Array.from({ length: 100 }, (_, i) => i * 2),
+          (r) => (r.count as number) % 2 === 0,
+        );
+      });
+
+      it('reads the same rows whatever the order of the conditions', async () => {
+        const a = { path: 'count', op: 'in' as const, value: [1, 2, 3] };
+        const b = { path: 'kind', op: 'ne' as const, value: 'b' };
+        const c = { path: 'price.amount', op: 'gte' as const, value: 100 };
+        const orders = [
+          [a, b, c],
+          [c, b, a],
+          [b, c, a],
+        ];
+        const results = [];
+        for (const where of orders) results.push((await store.list('contract-things', mine({ where: [...mine().where, ...where] }))).rows.map((r) => r.id));
+        const expected = rows
+          .filter((r) => r.label !== undefined && ['q0', 'q1', 'q2'].includes(r.label as string))
+          .filter((r) => [1, 2, 3].includes(r.count as number) && r.kind !== 'b' && (r.price as { amount: number }).amount >= 100)
+          .map((r) => r.id);
+        assert.ok(expected.length > 0);
+        for (const got of results) assert.deepEqual(got, expected);
       });
 
       it('filters through a parent owner (owned_via)', async () => {
