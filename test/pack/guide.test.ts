@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { reapOnExit } from '../support/reaper.js';
 
 /** The project root (this file runs as dist/test/pack/guide.test.js). */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -381,7 +382,7 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     // 503s (test/support/harness.ts, TEST_PROCESS_ENV; not imported here, this suite runs the packed tarball).
     env.CANON_MAX_EVENT_LOOP_DELAY_MS = '0';
     // As the guide runs it (npx canon serve: the package's bin), on a free port instead of 3000.
-    server = spawn(process.execPath, [join(app, 'node_modules', '.bin', 'canon'), 'serve', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    server = reapOnExit(spawn(process.execPath, [join(app, 'node_modules', '.bin', 'canon'), 'serve', '--port', '0'], { cwd: app, env, stdio: ['ignore', 'pipe', 'pipe'] }));
     const child = server;
     const origin = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the server did not start (and print its admin key) in 30 s:\n${output}`)), 30_000);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { ERROR_CATALOG } from '../../src/errors/catalog.js';
+import { reapOnExit } from '../support/reaper.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const CLI = join(ROOT, 'dist/src/cli/main.js');
@@ -83,7 +84,7 @@ class Server {
 
   async start(cwd: string, port: number, env: Record<string, string>): Promise<void> {
     this.output = '';
-    const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port)], { cwd, env: readerEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = reapOnExit(spawn(process.execPath, [CLI, 'serve', '--port', String(port)], { cwd, env: readerEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       // Generous: the first start seeds demo users, each password hashed at the production cost.
@@ -162,7 +163,7 @@ describe("README.md's tour with curl", () => {
     const env = readerEnv({ TMPDIR: tmp });
     let stdout = '';
     let stderr = '';
-    const child = spawn('bash', ['tour.sh'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const child = reapOnExit(spawn('bash', ['tour.sh'], { cwd: dir, env, stdio: ['pipe', 'pipe', 'pipe'], detached: true }));
     bash = child;
     const status = await new Promise<number | null>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`the tour did not finish in 150 s:\n${stdout.slice(-4000)}\n${stderr}`)), 150_000);

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { TEST_PROCESS_ENV } from './harness.js';
+import { reapOnExit } from './reaper.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 
@@ -13,13 +14,15 @@ export interface CanonProcess {
 
 /** `options.cwd`: the working directory (where `canon` looks for its configuration file); this process's by default. */
 export async function startCanon(env: Record<string, string>, args: string[] = [], options: { cwd?: string } = {}): Promise<CanonProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
-    ...(options.cwd ? { cwd: options.cwd } : {}),
-    // Limits off unless a test sets them: these suites send hundreds of requests with one key. The event-loop
-    // overload check off too: a loaded machine must not turn requests into 503s (harness.ts, TEST_OVERLOAD).
-    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, [CLI, 'serve', '--port', '0', ...args], {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      // Limits off unless a test sets them: these suites send hundreds of requests with one key. The event-loop
+      // overload check off too: a loaded machine must not turn requests into 503s (harness.ts, TEST_OVERLOAD).
+      env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`canon did not start in 20 s:\n${output}`)), 20_000);
@@ -66,10 +69,12 @@ export interface WorkerProcess {
 
 /** Starts `canon worker` with `args` (`--port 0` for an operator server), once it says it is running. */
 export async function startCanonWorker(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [CLI, 'worker', ...args], {
-    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, [CLI, 'worker', ...args], {
+      env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const url = await new Promise<string | undefined>((resolve, reject) => {

@@ -11,6 +11,7 @@ import { PG_URL } from '../../support/pg.js';
 import { startCanon, type CanonProcess } from '../../support/processes.js';
 import { all, call, pool, scratchStore, STORES, type Json, type Scratch, type StoreKind } from './api.js';
 import { Receiver } from './receiver.js';
+import { reapOnExit } from '../../support/reaper.js';
 
 const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
 const EVENTS = 500;
@@ -35,10 +36,12 @@ const WORKER_SKIP = !PG_URL
 
 /** A `canon worker` process (no HTTP): started once it says it is running. */
 async function startWorkerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, 'worker'], {
-    env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = reapOnExit(
+    spawn(process.execPath, [CLI, 'worker'], {
+      env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`canon worker did not start in 20 s:\n${output}`)), 20_000);
