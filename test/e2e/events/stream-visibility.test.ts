@@ -2,14 +2,12 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Config } from '../../../src/config/config.js';
 import { eventually } from '../../support/eventually.js';
 import { ADMIN_KEY, createCustomer, errorShape, fromFetch, startServer, TEST_OVERLOAD, type TestServer } from '../../support/harness.js';
-import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
+import { PG_URL } from '../../support/pg.js';
+import { scratchStore, type Scratch } from '../webhooks/api.js';
 
 type Json = Record<string, any>;
 
@@ -96,24 +94,15 @@ const MODES = ['listen', ...(PG_URL ? ['listen/postgres'] : [])];
 
 for (const mode of MODES) {
   describe(`event visibility follows the principal as it is now (${mode})`, () => {
-    let dir: string | undefined;
-    let db: TestDatabase | undefined;
+    let scratch: Scratch;
     let server: TestServer;
     before(async () => {
-      let databaseUrl: string;
-      if (mode === 'listen') {
-        dir = mkdtempSync(join(tmpdir(), 'canon-visibility-'));
-        databaseUrl = `sqlite:${join(dir, 'canon.db')}`;
-      } else {
-        db = await createTestDatabase();
-        databaseUrl = db.url;
-      }
-      server = await startServer('listen', { ...CONFIG, databaseUrl });
+      scratch = await scratchStore(mode === 'listen' ? 'sqlite' : 'postgres');
+      server = await startServer('listen', { ...CONFIG, databaseUrl: scratch.databaseUrl });
     });
     after(async () => {
       await server?.close();
-      await db?.drop();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      await scratch?.remove();
     });
 
     it('an admin demoted to customer stops receiving other principals’ events at once, on the stream it already holds', async () => {

@@ -3,12 +3,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { CertDir } from '../../support/certs.js';
 import { eventually } from '../../support/eventually.js';
 import { ADMIN_KEY } from '../../support/harness.js';
-import { startCanon, type CanonProcess } from '../../support/processes.js';
-import { all, call, scratchStore, STORES, type Json, type Scratch } from './api.js';
-import { Receiver, type Answer } from './receiver.js';
+import type { CanonProcess } from '../../support/processes.js';
+import { all, call, STORES, type Json } from './api.js';
+import type { Answer, Receiver } from './receiver.js';
+import { startWebhookRig, type WebhookRig } from './rig.js';
 
 /** Three attempts, the retries about 1.5 s and 2 s after a failure: time enough to change the owner in between. */
 const SCHEDULE = [0, 1.5, 2];
@@ -18,33 +18,18 @@ const OWN_SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 
 for (const store of STORES) {
   describe(`webhook endpoints of their own (${store})`, () => {
-    let certs: CertDir;
+    let rig: WebhookRig;
     let receiver: Receiver;
-    let scratch: Scratch;
     let canon: CanonProcess;
 
     before(async () => {
-      certs = new CertDir();
-      const ca = certs.ca('ca', 'Canon Test Webhook CA');
-      receiver = await Receiver.start(certs.leaf('receiver', 'localhost', 'server', ca));
-      scratch = await scratchStore(store);
-      canon = await startCanon({
-        DATABASE_URL: scratch.databaseUrl,
-        CANON_ADMIN_API_KEY: ADMIN_KEY,
-        CANON_SECRET: 'webhook-owners-secret',
-        NODE_EXTRA_CA_CERTS: ca.certFile,
-        CANON_WEBHOOK_ALLOW_PRIVATE: '1',
+      rig = await startWebhookRig(store, 'webhook-owners-secret', {
         CANON_WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','),
         CANON_WEBHOOK_TIMEOUT_MS: '2000',
-        CANON_EVENT_POLL_MS: '100',
       });
+      ({ receiver, canon } = rig);
     });
-    after(async () => {
-      await canon?.stop();
-      await receiver?.close();
-      await scratch?.remove();
-      certs?.remove();
-    });
+    after(async () => rig?.close());
 
     const as = (key: string) => (method: string, path: string, body?: unknown) => call(canon.url, method, path, body, key);
     const admin = as(ADMIN_KEY);

@@ -3,12 +3,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { CertDir } from '../../support/certs.js';
 import { eventually } from '../../support/eventually.js';
-import { ADMIN_KEY } from '../../support/harness.js';
-import { startCanon, type CanonProcess } from '../../support/processes.js';
-import { all, call, scratchStore, STORES, type Json, type Scratch } from './api.js';
-import { Receiver, type Answer } from './receiver.js';
+import type { CanonProcess } from '../../support/processes.js';
+import { all, call, STORES, type Json } from './api.js';
+import type { Answer, Receiver } from './receiver.js';
+import { startWebhookRig, type WebhookRig } from './rig.js';
 
 /** Seconds before each attempt: three attempts, the retries 0.5 s and 1 s after a failure (±20 %). */
 const SCHEDULE = [0, 0.5, 1];
@@ -25,35 +24,19 @@ interface Endpoint {
 
 for (const store of STORES) {
   describe(`webhooks end to end (${store})`, () => {
-    let certs: CertDir;
+    let rig: WebhookRig;
     let receiver: Receiver;
-    let scratch: Scratch;
     let canon: CanonProcess;
     const endpoints: string[] = [];
 
     before(async () => {
-      certs = new CertDir();
-      const ca = certs.ca('ca', 'Canon Test Webhook CA');
-      receiver = await Receiver.start(certs.leaf('receiver', 'localhost', 'server', ca));
-      scratch = await scratchStore(store);
-      canon = await startCanon({
-        DATABASE_URL: scratch.databaseUrl,
-        CANON_ADMIN_API_KEY: ADMIN_KEY,
-        CANON_SECRET: 'webhooks-e2e-secret',
-        // Node reads it only at start: the Canon child trusts the test CA, this process never needs to.
-        NODE_EXTRA_CA_CERTS: ca.certFile,
-        CANON_WEBHOOK_ALLOW_PRIVATE: '1',
+      rig = await startWebhookRig(store, 'webhooks-e2e-secret', {
         CANON_WEBHOOK_RETRY_SCHEDULE: SCHEDULE.join(','),
         CANON_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-        CANON_EVENT_POLL_MS: '100',
       });
+      ({ receiver, canon } = rig);
     });
-    after(async () => {
-      await canon?.stop();
-      await receiver?.close();
-      await scratch?.remove();
-      certs?.remove();
-    });
+    after(async () => rig?.close());
 
     const api = (method: string, path: string, body?: unknown) => call(canon.url, method, path, body);
 
