@@ -48,7 +48,6 @@ for (const kind of STORES) {
         CANON_WEBHOOK_RETRY_SCHEDULE: '0,0.5,0.5,0.5',
         CANON_WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         CANON_EVENT_POLL_MS: '100',
-        CANON_MAX_EVENT_LOOP_DELAY_MS: '30000',
         CANON_PAYMENT_DELAY_MS: String(PAYMENT_MS),
         // Redis, when the suite has one, on PostgreSQL: /readyz then checks it too.
         ...(kind === 'postgres' && REDIS_URL ? { REDIS_URL, CANON_REDIS_PREFIX: runPrefix() } : {}),
