@@ -71,7 +71,8 @@ export interface WorkerProcess {
 export async function startCanonWorker(env: Record<string, string>, args: string[] = []): Promise<WorkerProcess> {
   const child = reapOnExit(
     spawn(process.execPath, [CLI, 'worker', ...args], {
-      env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...env },
+      // The worker's operator server shares the API's overload guard: off here too (TEST_PROCESS_ENV).
+      env: { ...process.env, CANON_LOG_LEVEL: 'warn', CANON_SEED: '0', CANON_RATE_LIMIT: 'off', ...TEST_PROCESS_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
