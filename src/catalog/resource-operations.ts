@@ -3,7 +3,9 @@ import type { ErrorCode } from '../errors/catalog.js';
 import type { CompiledModel, CompiledResource } from '../model/compile.js';
 import { listSchema, objectSchema, OPERATION_ACCEPTED_SCHEMA, OPERATION_STATUS_SCHEMA } from '../model/output-schema.js';
 import { actionInputSchema, bodySchema, type JsonSchema } from '../model/schema.js';
-import type { ApiVersion } from '../model/versions.js';
+import { schemaInVersion } from '../model/version-schemas.js';
+import { translatePathDown, type ApiVersion } from '../model/versions.js';
+import { FILTER_OPERATORS, MAX_IN, MAX_SEARCH, paginationParameters } from '../query/list-parameters.js';
 import type { Operation } from './operation.js';
 
 /** Codes any authenticated operation can answer with, before it does anything of its own. */
@@ -32,38 +34,43 @@ const CONDITIONAL_READ: JsonSchema = { type: 'object', properties: { 'if-none-ma
 const CONDITIONAL_LIST: JsonSchema = { type: 'object', properties: { 'if-none-match': { type: 'string' } } };
 const CONDITIONAL_WRITE: JsonSchema = { type: 'object', properties: { 'if-match': { type: 'string' }, 'if-unmodified-since': { type: 'string' } } };
 
-/** Body schemas by content type: JSON and HTML forms everywhere, merge patches on PATCH. The admin's (widest) fields; other roles get a subset. */
-function bodies(r: CompiledResource, op: 'create' | 'replace', patch = false): Record<string, JsonSchema> {
-  const schema = bodySchema(r, op, 'admin');
-  const loose = patch ? { ...schema, required: [] } : schema;
+/**
+ * Body schemas by content type, in `version`'s shape: JSON and HTML forms everywhere, merge patches on PATCH. The
+ * admin's (widest) fields; other roles get a subset.
+ */
+function bodies(version: ApiVersion, r: CompiledResource, op: 'create' | 'replace', patch = false): Record<string, JsonSchema> {
+  const newest = bodySchema(r, op, 'admin');
+  const loose = schemaInVersion(version, r.name, patch ? { ...newest, required: [] } : newest, 'body');
   return patch
     ? { 'application/merge-patch+json': loose, 'application/json': loose, 'application/x-www-form-urlencoded': loose }
     : { 'application/json': loose, 'application/x-www-form-urlencoded': loose };
 }
 
-/** The query a collection takes: every pagination parameter, `sort`, `fields`, `q` where searchable, and each filter. */
-export function listQuerySchema(r: CompiledResource): JsonSchema {
-  const properties: Record<string, JsonSchema> = {
-    limit: { type: 'integer', minimum: 1, maximum: 100 },
-    cursor: { type: 'string' },
-    offset: { type: 'integer', minimum: 0 },
-    page: { type: 'integer', minimum: 1 },
-    per_page: { type: 'integer', minimum: 1, maximum: 100 },
-    page_size: { type: 'integer', minimum: 1, maximum: 100 },
-    page_token: { type: 'string' },
-    after_id: { type: 'string', format: 'uuid' },
-    sort: {
-      type: 'string',
-      description: `Comma-separated; '-' for descending. Sortable: ${[...r.paths.values()]
-        .filter((p) => p.sortable)
-        .map((p) => p.path)
-        .join(', ')}.`,
-    },
-    fields: { type: 'string', description: 'Comma-separated fields to return.' },
+/** One object as `version` shows it. */
+export function objectInVersion(version: ApiVersion, r: CompiledResource): JsonSchema {
+  return schemaInVersion(version, r.name, objectSchema(r), 'view');
+}
+
+/**
+ * The query a collection takes in `version` (its field names): every pagination parameter (src/query/list-parameters.ts),
+ * `sort`, `fields`, `q` where searchable, and each filter with each operator.
+ */
+export function listQuerySchema(r: CompiledResource, version: ApiVersion): JsonSchema {
+  const named = (path: string): string => translatePathDown(version, r.name, path);
+  const properties: Record<string, JsonSchema> = {};
+  for (const p of paginationParameters()) properties[p.name] = { ...p.schema, description: p.description };
+  properties.sort = {
+    type: 'string',
+    description: `Comma-separated; '-' for descending; ties broken by id. Sortable: ${[...r.paths.values()]
+      .filter((p) => p.sortable)
+      .map((p) => named(p.path))
+      .join(', ')}.`,
   };
-  if (r.searchable.length > 0) properties.q = { type: 'string', maxLength: 200 };
+  properties.fields = { type: 'string', description: 'Comma-separated fields to return.' };
+  if (r.searchable.length > 0) properties.q = { type: 'string', minLength: 1, maxLength: MAX_SEARCH, description: 'Free text over the searchable fields, ranked.' };
   for (const p of r.paths.values()) {
     if (!p.filterable) continue;
+    const name = named(p.path);
     const value: JsonSchema =
       p.type === 'integer'
         ? { type: 'integer' }
@@ -74,9 +81,10 @@ export function listQuerySchema(r: CompiledResource): JsonSchema {
             : p.type === 'timestamp'
               ? { type: 'string', format: 'date-time' }
               : { type: 'string' };
-    properties[p.path] = value;
-    for (const op of ['ne', 'gt', 'gte', 'lt', 'lte']) properties[`${p.path}[${op}]`] = value;
-    properties[`${p.path}[in]`] = { type: 'string', description: 'Comma-separated values, at most 100.' };
+    properties[name] = value;
+    for (const op of FILTER_OPERATORS) {
+      properties[`${name}[${op}]`] = op === 'in' ? { type: 'string', description: `Comma-separated values, at most ${MAX_IN}.` } : value;
+    }
   }
   return { type: 'object', additionalProperties: false, properties };
 }
@@ -104,8 +112,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         method: 'GET',
         path: base,
         kind: 'list',
-        input: { query: listQuerySchema(r), headers: CONDITIONAL_LIST },
-        output: { 200: listSchema(r), 304: null },
+        input: { query: listQuerySchema(r, version), headers: CONDITIONAL_LIST },
+        output: { 200: listSchema(r, objectInVersion(version, r)), 304: null },
         errors: [...EVERY],
         csrf: false,
         idempotent: false,
@@ -118,8 +126,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         method: 'POST',
         path: base,
         kind: 'create',
-        input: { headers: IDEMPOTENCY_HEADERS, body: bodies(r, 'create') },
-        output: { 201: objectSchema(r) },
+        input: { headers: IDEMPOTENCY_HEADERS, body: bodies(version, r, 'create') },
+        output: { 201: objectInVersion(version, r) },
         errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'CONFLICT', 'INVALID_STATE'],
         csrf: true,
         idempotent: true,
@@ -133,7 +141,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         path: item,
         kind: 'read',
         input: { path: ID_PATH, headers: CONDITIONAL_READ },
-        output: { 200: objectSchema(r), 304: null },
+        output: { 200: objectInVersion(version, r), 304: null },
         errors: [...EVERY, 'NOT_FOUND'],
         csrf: false,
         idempotent: false,
@@ -146,8 +154,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         method: 'PUT',
         path: item,
         kind: 'replace',
-        input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace') },
-        output: { 200: objectSchema(r) },
+        input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(version, r, 'replace') },
+        output: { 200: objectInVersion(version, r) },
         errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'],
         csrf: true,
         idempotent: false,
@@ -160,8 +168,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         method: 'PATCH',
         path: item,
         kind: 'update',
-        input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(r, 'replace', true) },
-        output: { 200: objectSchema(r) },
+        input: { path: ID_PATH, headers: CONDITIONAL_WRITE, body: bodies(version, r, 'replace', true) },
+        output: { 200: objectInVersion(version, r) },
         errors: [...EVERY, ...WITH_BODY, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE', 'PRECONDITION_FAILED'],
         csrf: true,
         idempotent: false,
@@ -199,7 +207,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           kind: 'action',
           action: name,
           input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: { 'application/json': input, 'application/x-www-form-urlencoded': input } },
-          output: asynchronous ? { 202: OPERATION_ACCEPTED_SCHEMA } : { [action.status ?? 200]: objectSchema(r) },
+          output: asynchronous ? { 202: OPERATION_ACCEPTED_SCHEMA } : { [action.status ?? 200]: objectInVersion(version, r) },
           errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'INVALID_STATE'],
           csrf: true,
           idempotent: true,
@@ -262,8 +270,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           method: 'GET',
           path,
           kind: 'list',
-          input: { path: ID_PATH, query: listQuerySchema(c), headers: CONDITIONAL_LIST },
-          output: { 200: listSchema(c), 304: null },
+          input: { path: ID_PATH, query: listQuerySchema(c, version), headers: CONDITIONAL_LIST },
+          output: { 200: listSchema(c, objectInVersion(version, c)), 304: null },
           errors: [...EVERY, 'NOT_FOUND'],
           csrf: false,
           idempotent: false,
@@ -277,8 +285,8 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           method: 'POST',
           path,
           kind: 'create',
-          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: bodies(c, 'create') },
-          output: { 201: objectSchema(c) },
+          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: bodies(version, c, 'create') },
+          output: { 201: objectInVersion(version, c) },
           errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE'],
           csrf: true,
           idempotent: true,

@@ -26,6 +26,8 @@ export interface ErrorFacts {
   rateLimit?: { limit: number; remaining: number; resetAt: number };
   /** Cookies the client holds that no longer mean anything (an ended session), by name. */
   clearCookies?: string[];
+  /** The details already name fields as the request's API version does (an older version's body check): not translated again. */
+  fieldsInVersion?: boolean;
 }
 
 export class AppError extends Error {

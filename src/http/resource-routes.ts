@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Operation } from '../catalog/operation.js';
 import { AppError } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import { translateUp, type ApiVersion } from '../model/versions.js';
+import { checkBodyInVersion } from '../model/validate.js';
+import { translatePathDown, translateUp, type ApiVersion } from '../model/versions.js';
 import { versionOf } from '../model/compile.js';
 import { countVersion } from './version-usage.js';
 import type { StoredResponse } from '../services/idempotency.js';
@@ -30,6 +31,25 @@ function idParam(request: Req): string {
 
 function ctxOf(request: FastifyRequest): Ctx {
   return { principal: request.principal!, format: request.bodyFormat };
+}
+
+/** A write's context: under an older version its body is checked in that version's shape first (the service calls it after authorization). */
+function writeCtxOf(request: FastifyRequest, version: ApiVersion, r: CompiledResource): Ctx {
+  const ctx = ctxOf(request);
+  if (!version.newer) return ctx;
+  return {
+    ...ctx,
+    checkBody: (op, role, parent) => {
+      let body = request.body;
+      // A nested create's parent is named by the path; the body need not repeat it.
+      if (parent && typeof body === 'object' && body !== null && !Array.isArray(body)) {
+        const field = translatePathDown(version, r.name, parent.field);
+        const sent = body as Record<string, unknown>;
+        if (sent[field] === undefined || sent[field] === null) body = { ...sent, [field]: parent.id };
+      }
+      checkBodyInVersion(r, version, op, role, body, ctx.format);
+    },
+  };
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -124,7 +144,7 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
         handler: async (req, reply) => {
           const request = req as Req;
           const pre = writePrecondition(header(request, 'if-match'), header(request, 'if-unmodified-since'), version.name);
-          const loaded = await deps.services.update(ctxOf(request), r.name, idParam(request), mode, bodyOf(version, r, request), pre);
+          const loaded = await deps.services.update(writeCtxOf(request, version, r), r.name, idParam(request), mode, bodyOf(version, r, request), pre);
           return send(reply, objectResponse(version, r, loaded));
         },
       };
@@ -226,7 +246,7 @@ function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledReso
         deps,
         request,
         reply,
-        (within) => deps.services.create(ctxOf(request), r.name, bodyOf(version, r, request), parent, within),
+        (within) => deps.services.create(writeCtxOf(request, version, r), r.name, bodyOf(version, r, request), parent, within),
         (created) => objectResponse(version, r, created, 201, created.reveal),
       ),
   };

@@ -81,6 +81,8 @@ export function objectSchema(resource: CompiledResource): JsonSchema {
     properties[name] = field.required ? shown : { ...shown, type: nullableType(shown.type) };
     if (field.description) properties[name] = { ...properties[name], description: field.description };
   }
+  // Secrets shown once (a new key): only in the response that makes them, never stored in clear.
+  for (const [name, r] of Object.entries(resource.def.revealed ?? {})) properties[name] = { type: 'string', readOnly: true, description: r.description };
   properties.links = { type: 'array', items: LINK_SCHEMA };
   return {
     type: 'object',
@@ -101,13 +103,13 @@ function nullableType(type: unknown): unknown {
  * A page of a collection: `data`, then the envelope of the pagination style the query chose (DESIGN §6:
  * cursor and keyset `pagination`, offset and page totals, or `next_page_token`), and `links`.
  */
-export function listSchema(resource: CompiledResource): JsonSchema {
+export function listSchema(resource: CompiledResource, item: JsonSchema = objectSchema(resource)): JsonSchema {
   return {
     type: 'object',
     required: ['data', 'links'],
     additionalProperties: false,
     properties: {
-      data: { type: 'array', items: objectSchema(resource) },
+      data: { type: 'array', items: item },
       pagination: {
         type: 'object',
         properties: {

@@ -203,6 +203,11 @@ export interface ResourceDef {
    * `['role', 'password_hash']` unless the app says otherwise.
    */
   credentialFields?: '*' | readonly string[];
+  /**
+   * Secrets a response shows once and the store never keeps in clear (a new API key's `key`), set by hooks in
+   * `ctx.reveal`: declared so the response schemas (and the OpenAPI document) name them. Each is a string.
+   */
+  revealed?: Record<string, { description: string }>;
 }
 
 export interface AppDef {

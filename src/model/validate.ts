@@ -6,6 +6,8 @@ import type { CompiledResource } from './compile.js';
 import { parseTimestamp } from './timestamps.js';
 import { ILL_FORMED_MESSAGE, illFormedPaths } from './well-formed-text.js';
 import { bodySchema, isNullable, type WriteOp } from './schema.js';
+import { schemaInVersion } from './version-schemas.js';
+import type { ApiVersion } from './versions.js';
 
 // ajv-formats ships CommonJS; under NodeNext its function arrives as the module's `default` property.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv, formats: string[]) => Ajv;
@@ -135,6 +137,39 @@ function normalize(type: string, value: unknown): unknown {
     return parsed.ok ? parsed.iso : value;
   }
   return value;
+}
+
+/** Validators of older versions' body shapes, by compiled resource, then version, operation, role and format. */
+const versionCache = new WeakMap<CompiledResource, Map<string, ValidateFunction>>();
+
+/**
+ * Checks a body as an older `version` takes it, before it is translated up to the newest shape (DESIGN §10): a
+ * v1 client sending a v2 field (`price`) is 422 naming it, as v2 refuses `price_cents`. Values are checked here
+ * and again, in the newest shape, by validateBody; nothing is kept from this pass (defaults, coercion).
+ */
+export function checkBodyInVersion(resource: CompiledResource, version: ApiVersion, op: WriteOp | 'patch', role: string, body: unknown, format: BodyFormat = 'json'): void {
+  if (!version.newer || typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  let byKey = versionCache.get(resource);
+  if (!byKey) versionCache.set(resource, (byKey = new Map()));
+  const key = `${version.name}|${op}|${role}|${format}`;
+  let validate = byKey.get(key);
+  if (!validate) {
+    const newest = bodySchema(resource, op === 'patch' ? 'replace' : op, role);
+    const schema = schemaInVersion(version, resource.name, op === 'patch' ? { ...newest, required: [] } : newest, 'body');
+    // A merge patch may null any optional field; the newest-shape pass decides what null means for each.
+    validate = (format === 'form' ? ajvForm : ajvJson).compile(op === 'patch' ? nullablePatch(schema) : schema);
+    byKey.set(key, validate);
+  }
+  if (validate(structuredClone(body))) return;
+  const details = toDetails(() => `is not a field of ${resource.name} in ${version.name}`, validate.errors ?? [], body);
+  throw new AppError('VALIDATION_ERROR', `The ${resource.singular.replace(/_/g, ' ')} is invalid.`, { details, facts: { fieldsInVersion: true } });
+}
+
+/** A merge patch's top level: each property may also be null (RFC 7396: remove the member). */
+function nullablePatch(schema: Record<string, unknown>): Record<string, unknown> {
+  const props: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, unknown>>)) props[name] = { anyOf: [prop, { type: 'null' }] };
+  return { ...schema, properties: props };
 }
 
 const shapes = { json: new WeakMap<object, ValidateFunction>(), form: new WeakMap<object, ValidateFunction>() };

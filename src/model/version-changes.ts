@@ -12,7 +12,8 @@ export type FieldMapping =
   | { rename: { from: string; to: string } }
   /** `readOnly`: the new field is never written by clients (an order's `total`), so bodies are left as they are. */
   | { nest: { into: string; parts: Record<string, string>; readOnly?: boolean } }
-  | { computed: { field: string; description: string; down: (view: Readonly<Record<string, unknown>>) => unknown } };
+  /** `schema`: the JSON Schema of what `down` returns, as old clients' documents and validators show it. */
+  | { computed: { field: string; description: string; schema: Record<string, unknown>; down: (view: Readonly<Record<string, unknown>>) => unknown } };
 
 export interface VersionChange {
   /** What changed, for people: the migration guide and the changelog quote it. */

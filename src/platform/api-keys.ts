@@ -19,6 +19,7 @@ export function apiKeysResource(users: string, versionDates: readonly string[]):
     },
     // Deleting a user deletes its keys; deleting a key revokes it at once.
     belongsTo: [{ resource: users, field: 'user_id', onDelete: 'cascade' }],
+    revealed: { key: { description: 'The secret key, shown once in the response that creates it; only its hash is stored.' } },
     permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
     // Revoking (deleting) a key, or changing its scopes, reaches every process's key cache at once.
     credentialFields: '*',

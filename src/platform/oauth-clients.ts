@@ -20,6 +20,7 @@ export function oauthClientsResource(versionDates: readonly string[]): ResourceD
       secret_hash: f.string({ hidden: true }),
       api_version: versionPinField(),
     },
+    revealed: { client_secret: { description: 'The client secret, shown once in the response that creates it; only its hash is stored.' } },
     permissions: { read: ['admin'], create: ['admin'], update: ['admin'], delete: ['admin'] },
     // Deleting a client ends its tokens at once; narrowing its scopes narrows them.
     credentialFields: '*',

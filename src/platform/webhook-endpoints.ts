@@ -121,6 +121,7 @@ export function webhookEndpointsResource(options: WebhookEndpointOptions): Resou
     // An owner's endpoints go with it; its deliveries with them.
     belongsTo: [{ resource: options.users, field: 'user_id', onDelete: 'cascade' }],
     // Any principal with webhook-endpoints:write registers its own (spec §6.1); admins see and manage every one.
+    revealed: { secret: { description: 'The signing secret (`whsec_…`), shown once: when the endpoint is created and when it is rotated.' } },
     permissions: { read: ['admin', 'owner'], create: ['admin', 'owner'], update: ['admin', 'owner'], delete: ['admin', 'owner'] },
     actions: {
       'rotate-secret': {

@@ -2,10 +2,10 @@
 import type { ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { Condition, ConditionOp } from '../model/records.js';
+import { FILTER_OPERATORS, MAX_IN } from './list-parameters.js';
 import { parseValue } from './values.js';
 
-const OPS: ReadonlySet<string> = new Set(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in']);
-const MAX_IN = 100;
+const OPS: ReadonlySet<string> = new Set(['eq', ...FILTER_OPERATORS]);
 const KEY = /^([a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)?)(?:\[([a-z]+)\])?$/;
 
 /** One filter parameter → a typed condition, or a detail explaining what is wrong with it. */

@@ -5,13 +5,13 @@ import { valueAt } from '../lib/field-path.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { Condition, SortKey } from '../model/records.js';
 import { parseFilter } from './filters.js';
+import { MAX_SEARCH } from './list-parameters.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, PAGINATION_PARAMS, decodePosition, detectStyle, encodePosition, parseCount, type PageRequest } from './pagination.js';
 
 export { DEFAULT_LIMIT, MAX_LIMIT };
 
 /** The sort path of the full-text rank; it exists only in searches. */
 export const RANK = '_rank';
-const MAX_SEARCH = 200;
 
 export interface ListPlan {
   where: Condition[];

@@ -2,12 +2,9 @@
 import type { ErrorDetail } from '../errors/app-error.js';
 import { signToken, verifyToken } from './tokens.js';
 
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
-/** Offsets past this are refused: an offset page costs what it skips, so deep pages belong to cursors. */
-export const MAX_OFFSET = 1_000_000;
+import { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, PAGINATION_STYLES, type PageStyle } from './list-parameters.js';
 
-export type PageStyle = 'cursor' | 'offset' | 'page' | 'token' | 'keyset';
+export { DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, type PageStyle };
 
 export type PageRequest =
   | { style: 'cursor' | 'token'; limit: number; after?: unknown[] }
@@ -16,13 +13,7 @@ export type PageRequest =
   | { style: 'page'; limit: number; offset: number; page: number };
 
 /** The parameters each style reads; `limit` is shared by cursor, offset and keyset. */
-const STYLE_PARAMS: Record<PageStyle, string[]> = {
-  cursor: ['limit', 'cursor'],
-  offset: ['offset', 'limit'],
-  page: ['page', 'per_page'],
-  token: ['page_size', 'page_token'],
-  keyset: ['after_id', 'limit'],
-};
+const STYLE_PARAMS = Object.fromEntries(Object.entries(PAGINATION_STYLES).map(([style, s]) => [style, s.params.map((p) => p.name)])) as Record<PageStyle, string[]>;
 export const PAGINATION_PARAMS: ReadonlySet<string> = new Set(Object.values(STYLE_PARAMS).flat());
 
 /** Parameters that decide the style on their own (limit alone means the default, cursor). */

@@ -94,7 +94,7 @@ export function queryInVersion(version: ApiVersion, r: CompiledResource, query: 
 
 /** An error about a request body in the newest shape (`price.amount`), naming fields as `version` does (`price_cents`). */
 export function errorInVersion(err: AppError, version: ApiVersion, resource: string): AppError {
-  if (!version.newer || !err.details || err.code === 'INVALID_QUERY') return err;
+  if (!version.newer || !err.details || err.code === 'INVALID_QUERY' || err.facts.fieldsInVersion) return err;
   const details = err.details.map((d) => ({ ...d, field: translatePathDown(version, resource, d.field) }));
   return new AppError(err.code, err.message, { details, ...(err.headers ? { headers: err.headers } : {}), facts: err.facts });
 }

@@ -24,6 +24,8 @@ import { anyStoredChange, changedFields, publicView } from './views.js';
 export interface Ctx {
   principal: Principal;
   format?: BodyFormat;
+  /** Checks the body as the request's version takes it, before its newest-shape validation (older versions only). */
+  checkBody?: (op: 'create' | 'replace' | 'patch', role: string, parent?: ParentRef) => void;
 }
 
 export interface Created extends Loaded {
@@ -217,6 +219,7 @@ export class ResourceService {
       }
       input = { ...body, [parent.field]: parent.id };
     }
+    ctx.checkBody?.('create', ctx.principal.role, parent);
     let values = validateBody(r, 'create', ctx.principal.role, input, ctx.format);
     // Defaults hold for fields this caller may not set too (a customer's order starts `pending`).
     for (const [field, def] of Object.entries(r.fields)) {
@@ -265,6 +268,7 @@ export class ResourceService {
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
+      ctx.checkBody?.(mode, ctx.principal.role);
       let input = body;
       if (mode === 'patch') {
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {

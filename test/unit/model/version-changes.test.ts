@@ -11,7 +11,7 @@ const nest: VersionChange = { description: 'price is money', resource: 'items', 
 const computed: VersionChange = {
   description: 'label gone',
   resource: 'items',
-  fields: [{ computed: { field: 'label', description: 'the title in capitals', down: (v) => String(v.title ?? '').toUpperCase() } }],
+  fields: [{ computed: { field: 'label', description: 'the title in capitals', schema: { type: 'string' }, down: (v) => String(v.title ?? '').toUpperCase() } }],
 };
 
 describe('one change', () => {
