@@ -1,7 +1,7 @@
 // The operation catalog: every operation the server serves, one entry each, built once from the model; nothing is routed outside it.
 import { newestVersion, type CompiledModel } from '../model/compile.js';
 import type { Operation } from './operation.js';
-import { platformOperations } from './platform-operations.js';
+import { documentOperations, platformOperations } from './platform-operations.js';
 import { resourceOperations } from './resource-operations.js';
 
 export class Catalog {
@@ -49,5 +49,9 @@ export class Catalog {
 
 /** The catalog of an app: the platform's operations, then every resource's in every version served. */
 export function buildCatalog(model: CompiledModel): Catalog {
-  return new Catalog([...platformOperations(model, newestVersion(model).name), ...model.versions.flatMap((v) => resourceOperations(model, v))]);
+  return new Catalog([
+    ...platformOperations(model, newestVersion(model).name),
+    ...documentOperations(model.versions.map((v) => v.name)),
+    ...model.versions.flatMap((v) => resourceOperations(model, v)),
+  ]);
 }

@@ -39,6 +39,10 @@ export interface Operation {
   input: OperationInput;
   /** The response body by status; null for a response without a body (204, 304). */
   output: Record<number, JsonSchema | null>;
+  /** The media types of the success body when not only JSON (`text/markdown`, `text/event-stream` beside JSON). */
+  produces?: string[];
+  /** A short title for documentation; the description's first sentence when absent. */
+  summary?: string;
   /** Every error code the operation can answer with (each has its status in the error catalog). */
   errors: ErrorCode[];
   authentication: Authentication;

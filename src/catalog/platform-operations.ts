@@ -143,7 +143,13 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       path: '/.well-known/oauth-authorization-server',
       kind: 'platform',
       input: {},
-      output: { 200: { type: 'object', required: ['issuer', 'token_endpoint', 'jwks_uri'] } },
+      output: {
+        200: {
+          type: 'object',
+          required: ['issuer', 'token_endpoint', 'jwks_uri'],
+          properties: { issuer: { type: 'string' }, token_endpoint: { type: 'string' }, jwks_uri: { type: 'string' } },
+        },
+      },
       errors: [...TRANSPORT],
       description: 'Authorization server metadata (RFC 8414).',
     },
@@ -179,6 +185,7 @@ export function platformOperations(model: CompiledModel, version: string): Opera
         },
       },
       output: { 200: EVENT_LIST },
+      produces: ['application/json', 'text/event-stream'],
       errors: [...TRANSPORT, 'UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'INVALID_QUERY', 'INVALID_PARAMETER', 'RATE_LIMITED'],
       description:
         'The events the caller may see, oldest first (cursor pagination); with `Accept: text/event-stream` a Server-Sent Events stream that resumes after `Last-Event-ID` or `after`. What a stream carries follows the caller as it is at each event (role, scopes, revocation); a caller whose scopes read no resource is 403.',
@@ -194,6 +201,7 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       kind: 'platform',
       input: {},
       output: { 200: { type: 'string', description: 'Prometheus text exposition format 0.0.4.' } },
+      produces: ['text/plain'],
       errors: [...TRANSPORT, 'UNAUTHENTICATED', 'INSUFFICIENT_SCOPE', 'FORBIDDEN', 'RATE_LIMITED'],
       description:
         'Prometheus metrics of this process: requests per API version, webhook deliveries by result and their latency, the delivery queue, event streams, events written. For admins and credentials with the `metrics:read` scope; no label names a principal.',
@@ -206,6 +214,7 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       kind: 'platform',
       input: { path: { type: 'object', required: ['guide'], properties: { guide: { type: 'string', pattern: '^v[0-9]+-to-v[0-9]+$' } } } },
       output: { 200: { type: 'string', description: 'The guide, as Markdown (text/markdown).' } },
+      produces: ['text/markdown'],
       errors: [...TRANSPORT, 'ROUTE_NOT_FOUND'],
       description: 'A migration guide between two versions (`v1-to-v2`): what a deprecated version’s `Link: <…>; rel="deprecation"` points at.',
     },
@@ -227,9 +236,37 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       path: '/readyz',
       kind: 'platform',
       input: {},
-      output: { 200: { type: 'object', required: ['status', 'checks'] } },
+      output: { 200: { type: 'object', required: ['status', 'checks'], properties: { status: { type: 'string' }, checks: { type: 'object' } } } },
       errors: [...TRANSPORT],
       description: 'Readiness: the store answers (503 otherwise); Redis being down only degrades it.',
     },
   ];
+}
+
+/** Each version's OpenAPI document (DESIGN §7): public, served at the version's own path. */
+export function documentOperations(versions: readonly string[]): Operation[] {
+  return versions.map((version) => ({
+    authentication: 'none' as const,
+    grants: [],
+    scopes: [],
+    csrf: false,
+    idempotent: false,
+    id: `${version}.openapi`,
+    method: 'GET' as const,
+    path: `/${version}/openapi.json`,
+    kind: 'platform' as const,
+    input: { headers: { type: 'object', properties: { 'if-none-match': { type: 'string' } } } },
+    output: {
+      200: {
+        type: 'object',
+        required: ['openapi', 'info', 'paths'],
+        properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+        description: 'An OpenAPI 3.1 document.',
+      },
+      304: null,
+    },
+    errors: [...TRANSPORT],
+    summary: `The OpenAPI document of ${version}`,
+    description: `This API's ${version} as an OpenAPI 3.1 document: every operation, schema, header, error and security scheme, and the event types as webhooks. Public; a strong ETag.`,
+  }));
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `canon` command: serve, worker, migrate and keys (openapi and check arrive with their issues).
+// The `canon` command: serve, worker, migrate, keys and openapi (check arrives with its issue).
 import { parseArgs } from 'node:util';
 import { fromEnv, resolveConfig, tlsFrom, VERSIONING_STRATEGIES, type Config, type VersioningStrategy } from '../config/config.js';
 import { loadConfigFile, withFile } from '../config/config-file.js';
@@ -7,7 +7,10 @@ import { createRuntime, createWorker, migrateOnly, withPlatform, loadAppDef } fr
 import { commerce } from '../../examples/commerce/index.js';
 import type { AppDef } from '../model/types.js';
 import { SYSTEM } from '../model/principal.js';
-import { compileModel } from '../model/compile.js';
+import { compileModel, newestVersion } from '../model/compile.js';
+import { committedForm, renderOpenApi } from '../openapi/render.js';
+import { cookieNames } from '../auth/session-cookies.js';
+import { writeFileSync } from 'node:fs';
 import { openStore } from '../runtime/open-store.js';
 import { ResourceService } from '../services/resource-service.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
@@ -21,6 +24,7 @@ commands:
   migrate          create or update the schema, then exit
   keys create      create an API key and print its secret once
   keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
+  openapi          print the OpenAPI 3.1 document of a version (the newest without --version), as served
 
 options:
   --port N         listen port (PORT, default 3000); worker: the operator port, only when given (0: a free one)
@@ -35,6 +39,8 @@ options:
   --tls-client-ca FILE  ask for client certificates signed by this CA: mutual TLS (CANON_TLS_CLIENT_CA)
   --name TEXT      keys create: the key's name
   --user ID        keys create: bind the key to this user (otherwise an admin key)
+  --version N      openapi: the version, 1 or v1 (default: the newest)
+  --out FILE       openapi: write the document to FILE instead of standard output
   -h, --help       show this help`;
 
 /** Flags over the environment over the configuration file over the defaults (docs/configuration.md). */
@@ -153,6 +159,22 @@ async function createKey(config: Config, name: string | undefined, userId: strin
   await store.close();
 }
 
+/** `canon openapi`: the document a server with this configuration serves, without opening a store. */
+async function printOpenApi(config: Config, version: string | undefined, out: string | undefined): Promise<void> {
+  const model = compileModel(withPlatform(await appFor(config)));
+  const { body } = renderOpenApi({
+    model,
+    version: version ?? newestVersion(model).name,
+    strategy: config.versioning,
+    sessionCookie: cookieNames(config.production).session,
+  });
+  if (out === undefined) process.stdout.write(committedForm(body));
+  else {
+    writeFileSync(out, committedForm(body));
+    console.error(`wrote ${out}`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -167,6 +189,8 @@ async function main(argv: string[]): Promise<void> {
       versioning: { type: 'string' },
       name: { type: 'string' },
       user: { type: 'string' },
+      version: { type: 'string' },
+      out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       'tls-cert': { type: 'string' },
       'tls-key': { type: 'string' },
@@ -186,6 +210,7 @@ async function main(argv: string[]): Promise<void> {
     console.log(`migrated ${config.databaseUrl}`);
     return;
   }
+  if (command === 'openapi') return printOpenApi(config, values.version, values.out);
   if (command === 'keys' && sub === 'create') return createKey(config, values.name, values.user);
   if (command === 'keys' && sub === 'rotate-signing') {
     const runtime = await createRuntime({ ...config, seed: false }, { appDef: await appFor(config) });

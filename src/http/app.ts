@@ -19,6 +19,7 @@ import { loggableUrl } from './loggable-url.js';
 import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { sunsetError, VersionHeaders } from './version-headers.js';
 import { acceptsVendorJson, mediaTypeHook, pinningListener, repeatedVersionOf, unsupportedVersionOf, VersionSelector } from './version-selection.js';
+import { openApiHandlers } from './openapi-routes.js';
 import { guideHandlers } from './guide-routes.js';
 import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
 import { errorInVersion } from '../query/versioned-query.js';
@@ -281,7 +282,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   registerOperations(
     app,
     catalog,
-    { ...serviceHandlers(deps, metricsGuard(deps)), ...oauthHandlers(deps), ...sessionHandlers(deps), ...eventHandlers(deps, deps.events, eventVersion), ...guideHandlers() },
+    {
+      ...serviceHandlers(deps, metricsGuard(deps)),
+      ...oauthHandlers(deps),
+      ...sessionHandlers(deps),
+      ...eventHandlers(deps, deps.events, eventVersion),
+      ...guideHandlers(),
+      ...openApiHandlers(deps),
+    },
     resourceRoutes(deps),
     (op, spec) => {
       // An object read's own hook is the authentication the lean path performs itself.
