@@ -33,6 +33,15 @@ export class Catalog {
     return this.byId.get(id);
   }
 
+  /** The operation a concrete request reaches (HEAD reaches GET's), or undefined: no such path, or not with that method. */
+  find(method: string, path: string): Operation | undefined {
+    const clean = path.split('?')[0]!;
+    const wanted = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+    // Literal segments win over parameters (`/sessions/current` before `/sessions/:id`), as in the router.
+    const matches = this.operations.filter((op) => op.method === wanted && this.paths.find((p) => p.template === op.path)!.pattern.test(clean));
+    return matches.sort((a, b) => b.path.split(':').length - a.path.split(':').length).at(-1);
+  }
+
   /**
    * The `Allow` value for a concrete path (RFC 9110 §10.2.1), or undefined when no operation has that path:
    * its methods, HEAD with GET, and OPTIONS on every path.

@@ -66,7 +66,7 @@ export function listQuerySchema(r: CompiledResource, version: ApiVersion): JsonS
       .map((p) => named(p.path))
       .join(', ')}.`,
   };
-  properties.fields = { type: 'string', description: 'Comma-separated fields to return.' };
+  properties.fields = { type: 'string', description: 'Comma-separated fields to return: only these (and `links`); without it, every field.' };
   if (r.searchable.length > 0) properties.q = { type: 'string', minLength: 1, maxLength: MAX_SEARCH, description: 'Free text over the searchable fields, ranked.' };
   for (const p of r.paths.values()) {
     if (!p.filterable) continue;

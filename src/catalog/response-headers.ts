@@ -1,4 +1,5 @@
 // The response headers of every operation by status (DESIGN §4–§10), as the catalog declares them: what the OpenAPI document lists and the test harness checks on every response.
+import { OPERATION_ACCEPTED_SCHEMA } from '../model/output-schema.js';
 import type { JsonSchema } from '../model/schema.js';
 import type { Operation } from './operation.js';
 
@@ -55,7 +56,9 @@ export function responseHeaders(op: Operation, status: number, deprecated = fals
   const success = status >= 200 && status < 300;
   if (op.kind !== 'platform' && ((success && (OBJECT_KINDS.has(op.kind) || op.kind === 'list')) || status === 304)) out.push(spec('etag', true));
   if (op.kind !== 'platform' && ((success && OBJECT_KINDS.has(op.kind)) || (status === 304 && op.kind === 'read'))) out.push(spec('lastModified', true));
-  if (status === 201 || status === 202) out.push(spec('location', true));
+  // A 202 of an asynchronous action says where its outcome is read; a 202 that only queues work again (a retried
+  // delivery) answers with the object itself.
+  if (status === 201 || (status === 202 && op.kind === 'action' && op.output[202] === OPERATION_ACCEPTED_SCHEMA)) out.push(spec('location', true));
   if (op.kind === 'list' && status === 200) out.push(spec('link', false));
   if (op.authentication === 'required') out.push(spec('limit', false), spec('remaining', false), spec('reset', false));
   if (status === 429) out.push(spec('retryAfter', true));

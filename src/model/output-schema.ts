@@ -84,9 +84,10 @@ export function objectSchema(resource: CompiledResource): JsonSchema {
   // Secrets shown once (a new key): only in the response that makes them, never stored in clear.
   for (const [name, r] of Object.entries(resource.def.revealed ?? {})) properties[name] = { type: 'string', readOnly: true, description: r.description };
   properties.links = { type: 'array', items: LINK_SCHEMA };
+  // Every field is there unless the request named some with `fields=` (sparse fieldsets): only `links` always is.
   return {
     type: 'object',
-    required: ['id', 'created_at', 'updated_at', 'links'],
+    required: ['links'],
     additionalProperties: false,
     properties,
     ...(resource.def.description ? { description: resource.def.description } : {}),

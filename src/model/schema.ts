@@ -65,7 +65,7 @@ export function fieldSchema(field: FieldDef): JsonSchema {
       break;
     case 'object':
       // A copy: the lines below add defaults and nullability to it, and the shared schema must stay as it is.
-      s = field.properties ? { ...objectSchemaOf(field.properties) } : { type: 'object' };
+      s = field.properties ? { ...objectSchemaOf(field.properties) } : field.shape && field.readOnly ? structuredClone(field.shape) : { type: 'object' };
       break;
     case 'string[]':
       s = { type: 'array', maxItems: field.maxItems ?? 100, items: { type: 'string', minLength: 1, maxLength: field.maxLength ?? 100 } };

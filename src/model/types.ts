@@ -44,6 +44,11 @@ export interface FieldDef {
   references?: string;
   /** For `object`: its typed properties (a closed object); without them any JSON object is accepted. */
   properties?: Record<string, FieldDef>;
+  /**
+   * For a read-only `object` that holds other JSON (an array of attempts): the JSON Schema of what it holds, as
+   * documents and the response checks show it. Clients never write it.
+   */
+  shape?: Record<string, unknown>;
   description?: string;
   /** Example values, for generated documentation. */
   examples?: unknown[];

@@ -1,5 +1,6 @@
 // Test harness: starts Canon in-process on an in-memory SQLite store and talks to it through inject or a real socket.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { violations } from './conformance.js';
 import { resolveConfig, type Config } from '../../src/config/config.js';
 import type { RateLimits } from '../../src/limits/rate-limiter.js';
 import type { AppDef } from '../../src/model/types.js';
@@ -107,8 +108,14 @@ export async function startServer(mode: Mode, overrides: Partial<Config> = {}, a
         if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
       }
     }
-    if (transport === 'inject') return fromInject(await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) }));
-    return fromFetch(await fetch(`${baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) }));
+    const res =
+      transport === 'inject'
+        ? fromInject(await runtime.app.inject({ method: method as 'GET', url: path, headers, ...(payload !== undefined ? { payload } : {}) }))
+        : await fromFetch(await fetch(`${baseUrl}${path}`, { method, headers, ...(payload !== undefined ? { body: payload } : {}) }));
+    // Every response the suite receives is checked against its operation in the catalog (issue 27.3).
+    const wrong = runtime.config.versioning === 'path' ? violations(runtime.catalog, runtime.model, method, path, res) : [];
+    if (wrong.length > 0) throw new Error(`${method} ${path} → ${res.status} does not conform to the catalog:\n- ${wrong.join('\n- ')}\n${res.text.slice(0, 500)}`);
+    return res;
   };
   const close = async (): Promise<void> => {
     await runtime.close();

@@ -1,0 +1,98 @@
+// The OpenAPI documents (issue 27.4, 27.6): served public with a strong ETag, equal to the committed copies (the drift check), valid by two validators not written here, printed by `canon openapi`.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { MODES, startServer, type TestServer } from '../../support/harness.js';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
+const REDOCLY = fileURLToPath(new URL('../../../../node_modules/@redocly/cli/bin/cli.js', import.meta.url));
+const committed = (v: string): unknown => JSON.parse(readFileSync(`docs/openapi/${v}.json`, 'utf8'));
+
+type Doc = { paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ name: string; in: string }> }>>; [k: string]: unknown };
+
+for (const mode of MODES.filter((m) => m === 'inject' || m === 'listen/postgres')) {
+  describe(`OpenAPI documents (${mode})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startServer(mode);
+    });
+    after(async () => server.close());
+
+    for (const v of ['v1', 'v2']) {
+      it(`GET /${v}/openapi.json: public, a strong ETag, 304 on If-None-Match, equal to docs/openapi/${v}.json`, async () => {
+        const res = await server.request('GET', `/${v}/openapi.json`, { key: null });
+        assert.equal(res.status, 200, res.text);
+        assert.match(res.headers['content-type'] ?? '', /^application\/json/);
+        assert.match(res.headers.etag ?? '', /^"[A-Za-z0-9_-]{43}"$/, 'a strong ETag');
+        assert.match(res.headers['cache-control'] ?? '', /public/);
+        // The drift check: regenerate with `canon openapi --version N --out docs/openapi/vN.json` when the catalog changes.
+        assert.deepEqual(res.body, committed(v), `docs/openapi/${v}.json differs from what the server serves: run canon openapi --version ${v} --out docs/openapi/${v}.json`);
+        const again = await server.request('GET', `/${v}/openapi.json`, { key: null, headers: { 'if-none-match': res.headers.etag! } });
+        assert.equal(again.status, 304);
+        assert.equal(again.text, '');
+        const withKey = await server.request('GET', `/${v}/openapi.json`);
+        assert.equal(withKey.headers.etag, res.headers.etag, 'the same document for every caller');
+      });
+    }
+  });
+}
+
+describe('OpenAPI documents: what they say', () => {
+  it('each version documents its own shapes: v1 products have price_cents, v2 price; each lists only its own paths', () => {
+    const v1 = committed('v1') as Doc & { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    const v2 = committed('v2') as Doc & { components: { schemas: Record<string, { properties: Record<string, unknown> }> } };
+    assert.ok('price_cents' in v1.components.schemas.Product!.properties);
+    assert.ok(!('price' in v1.components.schemas.Product!.properties));
+    assert.ok('price' in v2.components.schemas.Product!.properties);
+    assert.ok(!('price_cents' in v2.components.schemas.Product!.properties));
+    assert.ok('key' in v2.components.schemas.ApiKey!.properties, 'the revealed-once key is declared');
+    assert.ok(Object.keys(v1.paths).every((p) => !p.startsWith('/v2/')));
+    assert.ok(Object.keys(v2.paths).every((p) => !p.startsWith('/v1/')));
+    const filters = v1.paths['/v1/products']!.get!.parameters!.map((p) => p.name);
+    assert.ok(filters.includes('price_cents[gte]'), 'v1 filters in v1 names');
+    assert.ok(!filters.includes('price.amount[gte]'));
+    const webhooks = (v2 as unknown as { webhooks: Record<string, unknown> }).webhooks;
+    assert.ok('order.paid' in webhooks && 'product.created' in webhooks, 'event types as webhooks');
+  });
+
+  it('valid by @apidevtools/swagger-parser and by redocly lint with its recommended rules', async () => {
+    for (const v of ['v1', 'v2']) {
+      await SwaggerParser.validate(structuredClone(committed(v)) as never);
+      const lint = await run(process.execPath, [REDOCLY, 'lint', `docs/openapi/${v}.json`, '--format=summary'], { timeout: 120_000 }).catch(
+        (err: { stdout?: string; stderr?: string }) => {
+          throw new Error(`redocly lint docs/openapi/${v}.json failed:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+        },
+      );
+      assert.match(`${lint.stdout}${lint.stderr}`, /valid/i);
+    }
+  });
+
+  it('canon openapi prints the committed document; --version 1 gives v1; an unknown version is an error', async () => {
+    const v2 = await run(process.execPath, [CLI, 'openapi'], { timeout: 60_000, env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } });
+    assert.deepEqual(JSON.parse(v2.stdout), committed('v2'));
+    const v1 = await run(process.execPath, [CLI, 'openapi', '--version', '1'], { timeout: 60_000, env: { ...process.env, DATABASE_URL: 'sqlite::memory:' } });
+    assert.deepEqual(JSON.parse(v1.stdout), committed('v1'));
+    await assert.rejects(run(process.execPath, [CLI, 'openapi', '--version', '9'], { timeout: 60_000 }), (err: { stderr?: string }) =>
+      /no version 9: this API serves v2, v1/.test(err.stderr ?? ''),
+    );
+  });
+
+  it('under the query strategy the paths carry no version and each operation takes ?version=', async () => {
+    const server = await startServer('inject', { versioning: 'query' });
+    try {
+      const res = await server.request('GET', '/openapi.json?version=1', { key: null });
+      assert.equal(res.status, 200, res.text);
+      const doc = res.body as Doc;
+      assert.ok(doc.paths['/products'], 'unversioned paths');
+      assert.ok(doc.paths['/products']!.get!.parameters!.some((p) => p.name === 'version' && p.in === 'query'));
+      assert.match(String((doc.info as { description: string }).description), /\?version=1/);
+    } finally {
+      await server.close();
+    }
+  });
+});

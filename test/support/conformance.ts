@@ -1,0 +1,83 @@
+// Checks a response the suite received against its operation in the catalog (issue 27.3): the status is declared, the body matches its schema, declared headers are there.
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Catalog } from '../../src/catalog/catalog.js';
+import { responseHeaders } from '../../src/catalog/response-headers.js';
+import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
+import type { CompiledModel } from '../../src/model/compile.js';
+import { ERROR_SCHEMA } from '../../src/model/output-schema.js';
+
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+// Not strict: schemas carry documentation keywords (examples, readOnly) the validator need not know.
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true }));
+const compiled = new WeakMap<object, ValidateFunction>();
+
+function validatorOf(schema: object): ValidateFunction {
+  let v = compiled.get(schema);
+  if (!v) compiled.set(schema, (v = ajv.compile(schema)));
+  return v;
+}
+
+/** Codes any request may get before it reaches an operation: no route, a method the path lacks, a version not served or past its sunset. */
+const BEFORE_ROUTING: ReadonlySet<ErrorCode> = new Set([
+  'ROUTE_NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'UNSUPPORTED_VERSION',
+  'VERSION_SUNSET',
+  'BAD_REQUEST',
+  'URI_TOO_LONG',
+  'HEADERS_TOO_LARGE',
+  'REQUEST_TIMEOUT',
+  'SERVICE_UNAVAILABLE',
+  'INTERNAL_ERROR',
+  'PAYLOAD_TOO_LARGE',
+  'NOT_ACCEPTABLE',
+  'RATE_LIMITED',
+]);
+
+export interface Received {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+  body: unknown;
+}
+
+/** What is wrong with `res` as an answer to `method path`, or an empty list. */
+export function violations(catalog: Catalog, model: CompiledModel, method: string, path: string, res: Received): string[] {
+  const out: string[] = [];
+  if (res.headers['x-request-id'] === undefined) out.push('no X-Request-Id');
+  const type = res.headers['content-type'] ?? '';
+  const json = /^application\/([a-z.0-9]+\+)?json/.test(type);
+  if (res.status >= 400 && json && method !== 'HEAD') {
+    // OAuth's token endpoint answers in RFC 6749's body, not ours.
+    if (path.startsWith('/oauth/token')) return out;
+    if (!validatorOf(ERROR_SCHEMA)(res.body)) out.push(`error body: ${ajv.errorsText(validatorOf(ERROR_SCHEMA).errors)}`);
+    const code = (res.body as { error?: { code?: ErrorCode } } | undefined)?.error?.code;
+    if (code === undefined) return out;
+    if (ERROR_CATALOG[code]?.status !== res.status) out.push(`${code} is answered with ${res.status}, the catalog says ${ERROR_CATALOG[code]?.status}`);
+    const op = catalog.find(method, path);
+    if (op && !op.errors.includes(code) && !BEFORE_ROUTING.has(code)) out.push(`${op.id} does not declare ${code}`);
+    return out;
+  }
+  const op = catalog.find(method, path);
+  if (!op) return out;
+  if (res.status >= 400) {
+    // An error that is not JSON (HEAD, a Prometheus scraper's text): its status must still be one the operation declares.
+    if (!op.errors.some((c) => ERROR_CATALOG[c].status === res.status)) out.push(`${op.id} declares no error with status ${res.status}`);
+    return out;
+  }
+  if (!(res.status in op.output)) {
+    out.push(`${op.id} does not declare status ${res.status}`);
+    return out;
+  }
+  const version = model.versions.find((v) => v.name === op.version);
+  for (const h of responseHeaders(op, res.status, version?.deprecation !== undefined)) {
+    if (h.required && res.headers[h.name.toLowerCase()] === undefined) out.push(`${op.id} ${res.status}: no ${h.name}`);
+  }
+  const schema = op.output[res.status];
+  if (schema && json && method !== 'HEAD' && res.text !== '') {
+    const validate = validatorOf(schema);
+    if (!validate(res.body)) out.push(`${op.id} ${res.status} body: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 600)}`);
+  }
+  return out;
+}
