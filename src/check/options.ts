@@ -1,4 +1,5 @@
 // Parses `canon check` arguments into CheckOptions; bad input is a clear error naming the flag.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { unknownPatterns } from './rules/index.js';
 import type { CheckOptions } from './types.js';
@@ -19,6 +20,7 @@ options:
   --openapi FILE          discover collections from this OpenAPI document (JSON)
   --timeout MS            per-request time limit (default 10000)
   --rate N                at most N requests per second (default 50)
+  --ca FILE               trust this CA certificate (PEM) besides the system store, for a development HTTPS server
 exit status: 0 when no rule fails, 1 when one does (an "error" is the checker's own trouble and does not fail), 2 on bad usage`;
 
 /** A usage error: the CLI prints it with the usage and exits 2. */
@@ -28,6 +30,14 @@ function positiveInt(flag: string, value: string | undefined, fallback: number |
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a positive integer, got "${value}"`);
   return Number(value);
+}
+
+function readCa(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--ca ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 const list = (values: string[] | undefined): string[] =>
@@ -54,6 +64,7 @@ export function parseCheckArgs(argv: string[]): CheckOptions | 'help' {
         openapi: { type: 'string' },
         timeout: { type: 'string' },
         rate: { type: 'string' },
+        ca: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -92,5 +103,6 @@ export function parseCheckArgs(argv: string[]): CheckOptions | 'help' {
     openapi: values.openapi,
     timeoutMs: positiveInt('--timeout', values.timeout, 10_000)!,
     rate: positiveInt('--rate', values.rate, 50)!,
+    ca: values.ca === undefined ? undefined : readCa(values.ca),
   };
 }

@@ -1,5 +1,6 @@
 // The checker's HTTP client (undici): a bounded number of requests at a bounded rate, a time limit on each, bodies
 // read up to a cap, redirects followed only within the base URL's origin, and network trouble as ProbeError.
+import { rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import type { Exchange } from './types.js';
 
@@ -36,6 +37,7 @@ export interface ProbeConfig {
   maxRequests: number;
   timeoutMs: number;
   rate: number;
+  ca: string | undefined;
 }
 
 /** `GET /v2/products?limit=2`: how evidence names a request (the origin is the report's base URL). */
@@ -52,7 +54,13 @@ export class Probe {
   readonly log: Exchange[] = [];
 
   constructor(private readonly config: ProbeConfig) {
-    this.agent = new Agent({ connect: { timeout: config.timeoutMs }, headersTimeout: config.timeoutMs, bodyTimeout: config.timeoutMs, keepAliveTimeout: 2000 });
+    const ca = config.ca === undefined ? undefined : [...rootCertificates, config.ca];
+    this.agent = new Agent({
+      connect: { timeout: config.timeoutMs, ...(ca ? { ca } : {}) },
+      headersTimeout: config.timeoutMs,
+      bodyTimeout: config.timeoutMs,
+      keepAliveTimeout: 2000,
+    });
   }
 
   /** A path relative to the base URL (`products`, `/products`, `?x=1` kept on it) or an absolute URL of its origin. */

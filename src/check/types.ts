@@ -25,6 +25,8 @@ export interface CheckOptions {
   timeoutMs: number;
   /** At most this many requests per second. */
   rate: number;
+  /** PEM text of CA certificates to trust besides the system store (a development HTTPS server's own CA). */
+  ca: string | undefined;
 }
 
 /** One request made and what came back. */

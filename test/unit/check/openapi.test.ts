@@ -1,0 +1,35 @@
+// Collection discovery from OpenAPI documents (src/check/openapi.ts): server prefixes, item paths, pagination parameters.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { collectionPaths } from '../../../src/check/openapi.js';
+
+const get = (parameters: unknown[] = []): unknown => ({ get: { parameters, responses: {} } });
+
+describe('check: collections from an OpenAPI document', () => {
+  it('takes GET paths with an item path under them or a pagination parameter, with the server prefix', () => {
+    const doc = {
+      openapi: '3.1.0',
+      servers: [{ url: '/v2' }],
+      paths: {
+        '/products': get(),
+        '/products/{id}': get(),
+        '/events': get([{ name: 'cursor', in: 'query' }]),
+        '/healthz': get(),
+        '/users/{id}/orders': get([{ name: 'limit', in: 'query' }]),
+        '/sessions': { post: {} },
+      },
+    };
+    assert.deepEqual(collectionPaths(doc, new URL('http://h/v2/openapi.json')), ['/v2/products', '/v2/events']);
+  });
+
+  it('reads Swagger 2 basePath and absolute server URLs; ignores templated servers and non-documents', () => {
+    assert.deepEqual(collectionPaths({ swagger: '2.0', basePath: '/api/', paths: { '/a': get(), '/a/{id}': get() } }, new URL('http://h/x')), ['/api/a']);
+    assert.deepEqual(collectionPaths({ openapi: '3.0.0', servers: [{ url: 'https://h/base' }], paths: { '/a': get([{ name: 'page', in: 'query' }]) } }, new URL('http://h/')), [
+      '/base/a',
+    ]);
+    assert.deepEqual(collectionPaths({ openapi: '3.0.0', servers: [{ url: '{scheme}://h' }], paths: { '/a': get([{ name: 'offset', in: 'query' }]) } }, new URL('http://h/')), [
+      '/a',
+    ]);
+    assert.deepEqual(collectionPaths({ nope: true }, new URL('http://h/')), []);
+  });
+});
