@@ -101,6 +101,17 @@ export function nextOf(x: Exchange): { url: string; from: string } | undefined {
     url.searchParams.set('page_token', b.next_page_token);
     return { url: url.href, from: 'next_page_token' };
   }
+  // Offset and page styles need no link: their fields say where the next page starts (spec §2).
+  const n = (v: unknown): number | undefined => (Number.isInteger(v) ? (v as number) : undefined);
+  const [offset, limit, page, perPage, total] = [n(p.offset), n(p.limit), n(p.page), n(p.per_page), n(p.total)];
+  if (offset !== undefined && limit !== undefined && total !== undefined && offset + limit < total) {
+    url.searchParams.set('offset', String(offset + limit));
+    return { url: url.href, from: 'pagination.offset + limit' };
+  }
+  if (page !== undefined && perPage !== undefined && total !== undefined && page * perPage < total) {
+    url.searchParams.set('page', String(page + 1));
+    return { url: url.href, from: 'pagination.page + 1' };
+  }
   return undefined;
 }
 

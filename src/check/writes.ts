@@ -94,6 +94,7 @@ export function writable(ctx: Context): Promise<{ found: Writable | undefined; e
 
 /** Runs `fn` on the writable collection, or answers not-applicable with the tries as evidence. */
 export async function onWritable(ctx: Context, fn: (w: Writable) => Promise<Verdict>): Promise<Verdict> {
+  if (ctx.collections.length === 0 && ctx.trouble) return { status: 'error', summary: `discovery failed: ${ctx.trouble}`, evidence: [] };
   const { found, evidence } = await writable(ctx);
   if (!found) return notApplicable('no collection accepted a copy of one of its items, so nothing could be created', evidence);
   return fn(found);

@@ -129,8 +129,15 @@ export const nextLinks: Rule = {
     }
     if (problems.length) return fail(problems.join('; '), evidence);
     if (walked === 0) {
-      const more = c.items.length > 2 || (isObject(page.json) && isObject(page.json.pagination) && page.json.pagination.has_more === true);
-      return more ? fail(`more than 2 items, but the page of 2 offers no next link, cursor or token`, evidence) : notApplicable('the collection fits in one page of 2', evidence);
+      // A page that claims more (has_more, a total past it) must say how to get there; one with no pagination
+      // fields at all is pagination.shape's failure, not this rule's.
+      const body = isObject(page.json) ? page.json : {};
+      const p = isObject(body.pagination) ? body.pagination : {};
+      const total = Number.isInteger(p.total) ? (p.total as number) : Number.isInteger(body.total) ? (body.total as number) : undefined;
+      const claimsMore = p.has_more === true || body.has_more === true || (total !== undefined && total > (pageItems(page.json)?.length ?? 0));
+      if (claimsMore) return fail(`the page says more items follow${p.has_more === true ? ' (has_more: true)' : ''}, but offers no next link, cursor, token or offset`, evidence);
+      if (!hasPaginationMarkers(page) && c.items.length > 2) return notApplicable('the page of 2 has no pagination fields to follow (see pagination.shape)', evidence);
+      return notApplicable('the collection fits in one page of 2', evidence);
     }
     return pass(`followed ${walked} next page(s): reachable, no repeats, same shape`, evidence);
   }),

@@ -29,12 +29,15 @@ export const badRequest: Rule = {
 
 export const notAcceptable: Rule = {
   id: 'status.not-acceptable',
-  title: 'An Accept header that allows no format the API produces answers 406, not a body the client refused',
-  section: 'spec §1 (requests declare the desired format with Accept); RFC 9110 §15.5.7; DESIGN §4',
+  title: 'An Accept header that allows no format the API produces answers 406 (or is disregarded), never another error',
+  section: 'spec §1 (requests declare the desired format with Accept); RFC 9110 §12.5.1 and §15.5.7; DESIGN §4 (406)',
   run: perCollection(async (ctx, c) => {
     const x = await samples.notAcceptable(ctx, c);
     const evidence = [seen(x, `Accept: image/png → Content-Type: ${x.headers['content-type'] ?? 'none'}`)];
-    return x.status === 406 ? pass('406 for Accept: image/png', evidence) : fail(`answered ${x.status}, not 406`, evidence);
+    if (x.status === 406) return pass('406 for Accept: image/png', evidence);
+    // RFC 9110 §12.5.1 lets a server disregard Accept and send its default format: no negotiation to judge.
+    if (x.status >= 200 && x.status < 300) return notApplicable(`Accept is disregarded (${x.status} with the default format, which RFC 9110 §12.5.1 allows)`, evidence);
+    return fail(`answered ${x.status}, neither 406 nor the default format`, evidence);
   }),
 };
 

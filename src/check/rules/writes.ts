@@ -36,7 +36,7 @@ export const createDelete: Rule = {
 
 export const unsupportedMediaType: Rule = {
   id: 'status.unsupported-media-type',
-  title: 'A body in a format the API does not take (text/plain) answers 415',
+  title: 'A body in a format the API does not take (text/plain) is refused: 415 (or 400/422), never taken',
   section: 'spec §1 (requests declare the body format with Content-Type; bodies are JSON); RFC 9110 §15.5.16; DESIGN §4',
   needs: 'write',
   run: (ctx) =>
@@ -50,7 +50,10 @@ export const unsupportedMediaType: Rule = {
           await remove(ctx, url);
         }
       }
-      return x.status === 415 ? pass('415 for text/plain', evidence) : fail(`answered ${x.status}, not 415`, evidence);
+      if (x.status === 415) return pass('415 for text/plain', evidence);
+      // The spec's status table has no 415: refusing the body as invalid data (400, 422) also keeps it out.
+      if (x.status === 400 || x.status === 422) return pass(`refused with ${x.status} (415 is the precise status, RFC 9110 §15.5.16)`, evidence);
+      return fail(`answered ${x.status}: ${x.status < 300 ? 'a text/plain body was taken' : 'neither 415 nor a client error'}`, evidence);
     }),
 };
 
@@ -64,6 +67,13 @@ export const precondition: Rule = {
       const { x, url } = await create(ctx, c, variant(template), {}, 'caching.precondition');
       const evidence = [seen(x, 'an object to write to')];
       if (!url) return notApplicable(`the create answered ${x.status}`, evidence);
+      // RFC 9110 §13.2.1: a resource without validators may ignore If-Match; caching.etag judges the missing ETag.
+      const read = await ctx.probe.send('GET', url);
+      evidence.push(seen(read, read.headers.etag ? `ETag: ${read.headers.etag}` : 'no ETag'));
+      if (!read.headers.etag) {
+        await remove(ctx, url);
+        return notApplicable('the object has no ETag, so If-Match has nothing to compare (see caching.etag)', evidence);
+      }
       const stale = await ctx.probe.send('DELETE', url, { headers: { 'if-match': '"canon-check-stale"' } });
       evidence.push(seen(stale, 'If-Match: "canon-check-stale"'));
       if (stale.status >= 200 && stale.status < 300)
