@@ -7,7 +7,7 @@ import { describe, ProbeError, type Probe } from './probe.js';
 import type { CheckOptions, Exchange } from './types.js';
 
 /** Where OpenAPI documents usually are, relative to the base URL. */
-export const OPENAPI_LOCATIONS = ['openapi.json', 'v2/openapi.json', 'v1/openapi.json', 'docs/openapi.json'];
+export const OPENAPI_LOCATIONS = ['openapi.json', 'v2/openapi.json', 'v1/openapi.json', 'docs/openapi.json', 'documentation/json'];
 /** Bounds: collections probed (each costs a few dozen requests) and pages fetched while following links. */
 const MAX_COLLECTIONS = 6;
 const MAX_LINK_FETCHES = 12;
@@ -24,9 +24,12 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
   const notes: string[] = [];
   const trouble: { first?: string } = {};
   const candidates: URL[] = [];
-  const add = (url: URL): void => {
+  /** The item field each collection's item path is keyed by, when a document says (`/products/{rid}`). */
+  const idFields = new Map<string, string>();
+  const add = (url: URL, idField?: string): void => {
     url.search = '';
     url.hash = '';
+    if (idField && !idFields.has(url.href)) idFields.set(url.href, idField);
     if (!candidates.some((c) => c.href === url.href)) candidates.push(url);
   };
   // 1. The paths the user named come first.
@@ -41,14 +44,14 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
       throw new Error(`--openapi ${options.openapi}: ${err instanceof Error ? err.message : String(err)} (a JSON document is expected)`);
     }
     openapi = options.openapi;
-    for (const p of collectionPaths(doc, options.baseUrl)) add(probe.resolve(p));
+    for (const p of collectionPaths(doc, options.baseUrl)) add(probe.resolve(p.path), p.idField);
   } else {
     const found: string[] = [];
     for (const location of OPENAPI_LOCATIONS) {
       const x = await tryGet(probe, location, notes, trouble);
       if (x?.status === 200 && isDocument(x.json)) {
         found.push(x.url.pathname);
-        for (const p of collectionPaths(x.json, x.url)) add(probe.follow(p, x.url) ?? probe.resolve(p));
+        for (const p of collectionPaths(x.json, x.url)) add(probe.follow(p.path, x.url) ?? probe.resolve(p.path), p.idField);
       }
     }
     if (found.length > 0) openapi = found.join(', ');
@@ -94,7 +97,7 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
       notes.push(`${describe('GET', url)} → ${x.status}: not a collection (${x.status === 200 ? 'no array of items in the body' : 'not 200'}), left out`);
       continue;
     }
-    const href = items.length > 0 ? itemHref(items[0], url) : undefined;
+    const href = items.length > 0 ? itemHref(items[0], url, idFields.get(url.href)) : undefined;
     const item = href === undefined ? undefined : probe.follow(href, url);
     if (items.length === 0) notes.push(`${url.pathname} is empty: the item rules have nothing to probe there`);
     collections.push({ url, version: versionOf(url), list: x, items, item });

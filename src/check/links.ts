@@ -50,13 +50,14 @@ export function pageItems(body: unknown): unknown[] | undefined {
   return undefined;
 }
 
-/** Where an item lives: its `self` link, a `url` field, or the collection URL plus its id. */
-export function itemHref(item: unknown, collection: URL): string | undefined {
+/** Where an item lives: its `self` link, a `url` field, or the collection URL plus its id (`idField`: a document's key). */
+export function itemHref(item: unknown, collection: URL, idField = 'id'): string | undefined {
   if (!isObject(item)) return undefined;
   const self = bodyLinks(item).find((l) => l.rel === 'self');
   if (self) return new URL(self.href, collection).href;
   if (typeof item.url === 'string' && /^(https?:|\/)/.test(item.url)) return new URL(item.url, collection).href;
-  if (typeof item.id === 'string' || typeof item.id === 'number') return `${collection.href.replace(/\/+$/, '')}/${encodeURIComponent(String(item.id))}`;
+  const id = item[idField] ?? item.id;
+  if (typeof id === 'string' || typeof id === 'number') return `${collection.href.replace(/\/+$/, '')}/${encodeURIComponent(String(id))}`;
   return undefined;
 }
 

@@ -4,12 +4,18 @@ import { isObject } from './verdict.js';
 /** Query parameters that mark a GET as a paginated list (spec §4 query parameters). */
 const PAGING_PARAMS = new Set(['limit', 'offset', 'cursor', 'page', 'per_page', 'page_size', 'page_token', 'after_id']);
 
+/** A collection of a document, and the item field its item path is keyed by (`rid` for `/products/{rid}`). */
+export interface DocumentCollection {
+  path: string;
+  idField: string | undefined;
+}
+
 /**
- * The collection paths of a document, with its server's path prefix (`servers[0].url` or Swagger's `basePath`).
+ * The collections of a document, with its server's path prefix (`servers[0].url` or Swagger's `basePath`).
  * A path is a collection when it has a GET, no path parameter, and either an item path under it (`/x/{id}`) or a
  * pagination parameter.
  */
-export function collectionPaths(doc: unknown, documentUrl: URL): string[] {
+export function collectionPaths(doc: unknown, documentUrl: URL): DocumentCollection[] {
   if (!isObject(doc) || !isObject(doc.paths)) return [];
   const paths = doc.paths;
   let prefix = '';
@@ -17,14 +23,14 @@ export function collectionPaths(doc: unknown, documentUrl: URL): string[] {
   if (typeof server === 'string' && !server.includes('{')) prefix = new URL(server, documentUrl).pathname.replace(/\/+$/, '');
   else if (typeof doc.basePath === 'string') prefix = doc.basePath.replace(/\/+$/, '');
   const names = Object.keys(paths);
-  const out: string[] = [];
+  const out: DocumentCollection[] = [];
   for (const path of names) {
     const item = paths[path];
     if (path.includes('{') || !isObject(item) || !isObject(item.get)) continue;
     const params = [...(Array.isArray(item.get.parameters) ? item.get.parameters : []), ...(Array.isArray(item.parameters) ? item.parameters : [])];
     const paged = params.some((p) => isObject(p) && p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMS.has(p.name));
-    const hasItem = names.some((n) => n.startsWith(`${path.replace(/\/+$/, '')}/{`) && !n.slice(path.length + 1).includes('/'));
-    if (paged || hasItem) out.push(`${prefix}${path}`);
+    const itemPath = names.find((n) => n.startsWith(`${path.replace(/\/+$/, '')}/{`) && !n.slice(path.length + 1).includes('/'));
+    if (paged || itemPath) out.push({ path: `${prefix}${path}`, idField: itemPath ? /\{([^}]+)\}$/.exec(itemPath)?.[1] : undefined });
   }
   return out;
 }

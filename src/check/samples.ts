@@ -44,12 +44,16 @@ export const samples = {
   notAcceptable: (ctx: Context, c: Collection): Promise<Exchange> => ctx.once(`406 ${c.url.href}`, () => ctx.probe.send('GET', c.url, { headers: { accept: 'image/png' } })),
   /** The collection without the --header values: 401 when it needs credentials. */
   anonymous: (ctx: Context, c: Collection): Promise<Exchange> => ctx.once(`anonymous ${c.url.href}`, () => ctx.probe.send('GET', c.url, { auth: false })),
-  /** A method the collection's Allow does not list (none: undefined); never one it allows, so nothing is written. */
-  notAllowed: (ctx: Context, c: Collection): Promise<Exchange | undefined> =>
+  /**
+   * A method the collection does not support: a write method its Allow leaves out (never one it allows, so nothing
+   * is written), else TRACE, a safe method (RFC 9110 §9.3.8) APIs rarely serve.
+   */
+  notAllowed: (ctx: Context, c: Collection): Promise<Exchange> =>
     ctx.once(`405 ${c.url.href}`, async () => {
       const allow = allowOf(await samples.options(ctx, c.url));
       const method = allow === undefined ? undefined : ['PUT', 'PATCH', 'DELETE'].find((m) => !allow.includes(m));
-      return method === undefined ? undefined : ctx.probe.send(method, c.url, { headers: { 'content-type': 'application/json' }, body: '{}' });
+      if (method === undefined) return ctx.probe.send('TRACE', c.url);
+      return ctx.probe.send(method, c.url, { headers: { 'content-type': 'application/json' }, body: '{}' });
     }),
 };
 

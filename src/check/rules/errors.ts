@@ -9,8 +9,7 @@ import { perCollection, type Rule } from './rule.js';
 async function errorSamples(ctx: Context, c: Collection): Promise<Exchange[]> {
   const all = [await samples.missingItem(ctx, c), await samples.missingRoute(ctx, c), await samples.badQuery(ctx, c), await samples.notAcceptable(ctx, c)];
   if (ctx.options.headers.length > 0) all.push(await samples.anonymous(ctx, c));
-  const notAllowed = await samples.notAllowed(ctx, c);
-  if (notAllowed) all.push(notAllowed);
+  all.push(await samples.notAllowed(ctx, c));
   return all.filter((x) => x.status >= 400);
 }
 

@@ -24,21 +24,15 @@ export const optionsAllow: Rule = {
 
 export const methodNotAllowed: Rule = {
   id: 'methods.not-allowed',
-  title: 'A method the path does not support answers 405 with an Allow header',
-  section: 'spec §7 Status codes (405 Method Not Allowed: method unsupported for the path)',
+  title: 'A method the path does not support answers 405 with an Allow header (501 for a method not implemented at all)',
+  section: 'spec §7 Status codes (405 Method Not Allowed: method unsupported for the path); RFC 9110 §15.5.6',
   run: perCollection(async (ctx, c) => {
     const x = await samples.notAllowed(ctx, c);
-    if (x === undefined) {
-      const opts = await samples.options(ctx, c.url);
-      return notApplicable(
-        allowOf(opts)
-          ? 'the collection allows PUT, PATCH and DELETE: no method to try'
-          : 'OPTIONS gave no Allow, so no method is known to be unsupported (the checker sends no write to find one)',
-        [seen(opts, opts.headers.allow ? `Allow: ${opts.headers.allow}` : 'no Allow header')],
-      );
-    }
-    const evidence = [seen(x, x.headers.allow ? `Allow: ${x.headers.allow}` : 'no Allow header')];
-    if (x.status !== 405) return fail(`${x.method} (not in Allow) answered ${x.status}, not 405`, evidence);
+    const why = x.method === 'TRACE' ? 'TRACE, as OPTIONS named no unsupported method' : `${x.method}, not in Allow`;
+    const evidence = [seen(x, `${why}; ${x.headers.allow ? `Allow: ${x.headers.allow}` : 'no Allow header'}`)];
+    if (x.status === 501 && x.method === 'TRACE') return pass('TRACE answered 501 Not Implemented', evidence);
+    if (x.status === 200 && x.method === 'TRACE') return notApplicable('the server implements TRACE here', evidence);
+    if (x.status !== 405) return fail(`${x.method} answered ${x.status}, not 405`, evidence);
     if (!x.headers.allow) return fail('405 without an Allow header (RFC 9110 §15.5.6 requires it)', evidence);
     return pass(`${x.method} answered 405 with Allow`, evidence);
   }),

@@ -40,6 +40,7 @@ describe('check: reading links', () => {
     assert.equal(itemHref({ id: 7 }, base), 'http://h/v2/products/7');
     assert.equal(itemHref({ id: 'a b' }, new URL('http://h/things/')), 'http://h/things/a%20b');
     assert.equal(itemHref({ name: 'no id' }, base), undefined);
+    assert.equal(itemHref({ id: 'uuid', rid: 3 }, base, 'rid'), 'http://h/v2/products/3');
     assert.equal(versionOf(new URL('http://h/api/v12/x')), 'v12');
     assert.equal(versionOf(new URL('http://h/video/x')), undefined);
   });

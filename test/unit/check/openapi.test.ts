@@ -19,16 +19,21 @@ describe('check: collections from an OpenAPI document', () => {
         '/sessions': { post: {} },
       },
     };
-    assert.deepEqual(collectionPaths(doc, new URL('http://h/v2/openapi.json')), ['/v2/products', '/v2/events']);
+    assert.deepEqual(collectionPaths(doc, new URL('http://h/v2/openapi.json')), [
+      { path: '/v2/products', idField: 'id' },
+      { path: '/v2/events', idField: undefined },
+    ]);
   });
 
   it('reads Swagger 2 basePath and absolute server URLs; ignores templated servers and non-documents', () => {
-    assert.deepEqual(collectionPaths({ swagger: '2.0', basePath: '/api/', paths: { '/a': get(), '/a/{id}': get() } }, new URL('http://h/x')), ['/api/a']);
+    assert.deepEqual(collectionPaths({ swagger: '2.0', basePath: '/api/', paths: { '/a': get(), '/a/{rid}': get() } }, new URL('http://h/x')), [
+      { path: '/api/a', idField: 'rid' },
+    ]);
     assert.deepEqual(collectionPaths({ openapi: '3.0.0', servers: [{ url: 'https://h/base' }], paths: { '/a': get([{ name: 'page', in: 'query' }]) } }, new URL('http://h/')), [
-      '/base/a',
+      { path: '/base/a', idField: undefined },
     ]);
     assert.deepEqual(collectionPaths({ openapi: '3.0.0', servers: [{ url: '{scheme}://h' }], paths: { '/a': get([{ name: 'offset', in: 'query' }]) } }, new URL('http://h/')), [
-      '/a',
+      { path: '/a', idField: undefined },
     ]);
     assert.deepEqual(collectionPaths({ nope: true }, new URL('http://h/')), []);
   });
