@@ -14,11 +14,17 @@ export interface Collection {
   items: unknown[];
   /** One item's URL (its `self` link, or the collection path plus its id), when one was found. */
   item: URL | undefined;
+  /** The item field item paths are keyed by (`id` unless an OpenAPI document names another, like `rid`). */
+  idField: string;
+  /** Fields an OpenAPI document requires in a create body, when one says. */
+  createRequired: string[] | undefined;
 }
 
 /** Something the checker created with --write, and how to delete it. */
 export interface Created {
   url: URL;
+  /** Other URLs it may live at (a Location that points elsewhere): deleting tries them in turn. */
+  alternates: URL[];
   note: string;
 }
 

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Collection } from './context.js';
 import { itemHref, linksOf, pageItems, versionOf } from './links.js';
-import { collectionPaths } from './openapi.js';
+import { collectionPaths, type DocumentCollection } from './openapi.js';
 import { describe, ProbeError, type Probe } from './probe.js';
 import type { CheckOptions, Exchange } from './types.js';
 
@@ -24,13 +24,15 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
   const notes: string[] = [];
   const trouble: { first?: string } = {};
   const candidates: URL[] = [];
-  /** The item field each collection's item path is keyed by, when a document says (`/products/{rid}`). */
-  const idFields = new Map<string, string>();
-  const add = (url: URL, idField?: string): void => {
+  /** What documents say of each collection (its item key, its create body), by the path without a trailing slash. */
+  const described = new Map<string, DocumentCollection>();
+  const keyOf = (url: URL): string => url.href.replace(/\/+$/, '');
+  // `/products` and `/products/` are one collection: the first form seen is the one probed.
+  const add = (url: URL, doc?: DocumentCollection): void => {
     url.search = '';
     url.hash = '';
-    if (idField && !idFields.has(url.href)) idFields.set(url.href, idField);
-    if (!candidates.some((c) => c.href === url.href)) candidates.push(url);
+    if (doc && !described.has(keyOf(url))) described.set(keyOf(url), doc);
+    if (!candidates.some((c) => keyOf(c) === keyOf(url))) candidates.push(url);
   };
   // 1. The paths the user named come first.
   for (const p of options.paths) add(probe.resolve(p));
@@ -44,14 +46,14 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
       throw new Error(`--openapi ${options.openapi}: ${err instanceof Error ? err.message : String(err)} (a JSON document is expected)`);
     }
     openapi = options.openapi;
-    for (const p of collectionPaths(doc, options.baseUrl)) add(probe.resolve(p.path), p.idField);
+    for (const p of collectionPaths(doc, options.baseUrl)) add(probe.resolve(p.path), p);
   } else {
     const found: string[] = [];
     for (const location of OPENAPI_LOCATIONS) {
       const x = await tryGet(probe, location, notes, trouble);
       if (x?.status === 200 && isDocument(x.json)) {
         found.push(x.url.pathname);
-        for (const p of collectionPaths(x.json, x.url)) add(probe.follow(p.path, x.url) ?? probe.resolve(p.path), p.idField);
+        for (const p of collectionPaths(x.json, x.url)) add(probe.follow(p.path, x.url) ?? probe.resolve(p.path), p);
       }
     }
     if (found.length > 0) openapi = found.join(', ');
@@ -97,10 +99,12 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
       notes.push(`${describe('GET', url)} → ${x.status}: not a collection (${x.status === 200 ? 'no array of items in the body' : 'not 200'}), left out`);
       continue;
     }
-    const href = items.length > 0 ? itemHref(items[0], url, idFields.get(url.href)) : undefined;
+    const doc = described.get(keyOf(url));
+    const idField = doc?.idField ?? 'id';
+    const href = items.length > 0 ? itemHref(items[0], url, idField) : undefined;
     const item = href === undefined ? undefined : probe.follow(href, url);
     if (items.length === 0) notes.push(`${url.pathname} is empty: the item rules have nothing to probe there`);
-    collections.push({ url, version: versionOf(url), list: x, items, item });
+    collections.push({ url, version: versionOf(url), list: x, items, item, idField, createRequired: doc?.createRequired });
   }
   return { collections, openapi, notes, trouble: trouble.first };
 }

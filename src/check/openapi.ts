@@ -8,6 +8,26 @@ const PAGING_PARAMS = new Set(['limit', 'offset', 'cursor', 'page', 'per_page', 
 export interface DocumentCollection {
   path: string;
   idField: string | undefined;
+  /** Fields the document requires in a create body (POST on the collection), when it says. */
+  createRequired: string[] | undefined;
+}
+
+/** A schema, following one local `$ref` (`#/components/schemas/X`, `#/definitions/X`). */
+function resolve(doc: Record<string, unknown>, schema: unknown): Record<string, unknown> | undefined {
+  if (!isObject(schema)) return undefined;
+  if (typeof schema.$ref !== 'string' || !schema.$ref.startsWith('#/')) return schema;
+  let node: unknown = doc;
+  for (const part of schema.$ref.slice(2).split('/')) node = isObject(node) ? node[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  return isObject(node) ? node : undefined;
+}
+
+/** The `required` list of a POST's JSON body schema. */
+function createRequired(doc: Record<string, unknown>, item: Record<string, unknown>): string[] | undefined {
+  const post = item.post;
+  if (!isObject(post) || !isObject(post.requestBody) || !isObject(post.requestBody.content)) return undefined;
+  const json = Object.entries(post.requestBody.content).find(([type]) => /json/i.test(type))?.[1];
+  const schema = resolve(doc, isObject(json) ? json.schema : undefined);
+  return Array.isArray(schema?.required) ? schema.required.filter((f): f is string => typeof f === 'string') : undefined;
 }
 
 /**
@@ -30,7 +50,9 @@ export function collectionPaths(doc: unknown, documentUrl: URL): DocumentCollect
     const params = [...(Array.isArray(item.get.parameters) ? item.get.parameters : []), ...(Array.isArray(item.parameters) ? item.parameters : [])];
     const paged = params.some((p) => isObject(p) && p.in === 'query' && typeof p.name === 'string' && PAGING_PARAMS.has(p.name));
     const itemPath = names.find((n) => n.startsWith(`${path.replace(/\/+$/, '')}/{`) && !n.slice(path.length + 1).includes('/'));
-    if (paged || itemPath) out.push({ path: `${prefix}${path}`, idField: itemPath ? /\{([^}]+)\}$/.exec(itemPath)?.[1] : undefined });
+    if (paged || itemPath) {
+      out.push({ path: `${prefix}${path}`, idField: itemPath ? /\{([^}]+)\}$/.exec(itemPath)?.[1] : undefined, createRequired: createRequired(doc, item) });
+    }
   }
   return out;
 }

@@ -22,7 +22,7 @@ export function withQuery(c: Collection, params: Record<string, string>): URL {
 /** An id no object has, in the form the collection's ids take (a number, a UUID, or some other string). */
 function missingId(c: Collection): string {
   const first = c.items[0];
-  const id = isObject(first) ? first.id : undefined;
+  const id = isObject(first) ? (first[c.idField] ?? first.id) : undefined;
   if (typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))) return String(2_000_000_000 + Math.floor(Math.random() * 100_000_000));
   if (typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return randomUUID();
   return `canon-check-missing-${randomUUID().slice(0, 8)}`;
@@ -37,7 +37,7 @@ export const samples = {
     ctx.once(`missing ${c.url.href}`, () => ctx.probe.send('GET', `${c.url.href.replace(/\/+$/, '')}/${encodeURIComponent(missingId(c))}`)),
   /** GET of a path no route serves, beside the collection (under its version): 404. */
   missingRoute: (ctx: Context, c: Collection): Promise<Exchange> =>
-    ctx.once(`no-route ${c.url.href}`, () => ctx.probe.send('GET', new URL(`canon-check-no-such-collection-${randomUUID().slice(0, 8)}`, c.url))),
+    ctx.once(`no-route ${c.url.href}`, () => ctx.probe.send('GET', new URL(`canon-check-no-such-collection-${randomUUID().slice(0, 8)}`, c.url.href.replace(/\/+$/, '')))),
   /** A page size that is not a number: 400 (spec §7, "invalid syntax or data"). */
   badQuery: (ctx: Context, c: Collection): Promise<Exchange> => ctx.once(`bad-query ${c.url.href}`, () => ctx.probe.send('GET', withQuery(c, { [sizeParam(c)]: 'abc' }))),
   /** An Accept that allows no JSON: 406. */

@@ -39,22 +39,41 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => vo
  * A collection `/widgets` that breaks exactly these conventions: errors are plain text, items have no ETag, the list
  * is the whole set (150 items, whatever the parameters: unbounded, unknown filters, sort and fields accepted with 200)
  * and there are no rate-limit headers. Everything else conforms: OPTIONS with Allow, 405 with Allow, 404, 400 for a
- * malformed limit, 406, 401 without the key, `Cache-Control: private, no-cache`.
+ * malformed limit, 406, 401 without the key, `Cache-Control: private, no-cache`. Writes: POST creates (201, no
+ * Location, Idempotency-Key ignored), a body that is not JSON is 415, DELETE of an item is 204. `count()`: items now.
  */
-export function startNonConforming(): Promise<FixtureServer> {
+export function startNonConforming(): Promise<FixtureServer & { count(): number }> {
   const items = Array.from({ length: FIXTURE_ITEMS }, (_, i) => ({ id: `w${i + 1}`, name: `Widget ${i + 1}` }));
+  let next = FIXTURE_ITEMS;
   const text = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void => {
     res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(body);
   };
-  return listen((req, res) => {
+  const server = listen((req, res) => {
     const url = new URL(req.url!, 'http://fixture');
     const item = /^\/widgets\/([^/]+)$/.exec(url.pathname);
     const known = url.pathname === '/widgets' || item !== null;
     if (!known) return text(res, 404, 'Not Found');
-    const allow = item ? 'GET, OPTIONS' : 'GET, OPTIONS';
+    const allow = item ? 'GET, DELETE, OPTIONS' : 'GET, POST, OPTIONS';
     if (req.method === 'OPTIONS') return void res.writeHead(200, { allow, 'content-length': '0' }).end();
-    if (req.method !== 'GET' && req.method !== 'HEAD') return text(res, 405, 'Method Not Allowed', { allow });
+    if (!allow.split(', ').includes(req.method!)) return text(res, 405, 'Method Not Allowed', { allow });
     if (req.headers['x-api-key'] !== FIXTURE_KEY) return text(res, 401, 'Unauthorized', { 'www-authenticate': 'ApiKey' });
+    if (req.method === 'DELETE') {
+      const at = items.findIndex((i) => i.id === item![1]);
+      if (at < 0) return text(res, 404, 'Not Found');
+      items.splice(at, 1);
+      return void res.writeHead(204).end();
+    }
+    if (req.method === 'POST') {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (!/json/.test(req.headers['content-type'] ?? '')) return text(res, 415, 'Unsupported Media Type');
+        const created = { ...(JSON.parse(body) as { name: string }), id: `w${++next}` };
+        items.push(created);
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(created));
+      });
+      return;
+    }
     if (/image\/png/.test(req.headers.accept ?? '')) return text(res, 406, 'Not Acceptable');
     const limit = url.searchParams.get('limit');
     if (limit !== null && !/^\d+$/.test(limit)) return text(res, 400, 'Bad Request: limit must be a number');
@@ -65,6 +84,7 @@ export function startNonConforming(): Promise<FixtureServer> {
     }
     res.writeHead(200, json).end(JSON.stringify(items));
   }, []);
+  return server.then((s) => ({ ...s, count: () => items.length }));
 }
 
 /**

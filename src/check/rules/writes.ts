@@ -1,7 +1,8 @@
 // Rules that write (only with --write; every object created is deleted): 201 + Location, 204, 415 and 412.
+import { samples } from '../samples.js';
 import type { Evidence } from '../types.js';
 import { fail, notApplicable, pass, seen } from '../verdict.js';
-import { create, createdUrl, onWritable, remove, variant } from '../writes.js';
+import { create, onWritable, remove, track, untrack, variant } from '../writes.js';
 import type { Rule } from './rule.js';
 
 export const createDelete: Rule = {
@@ -43,13 +44,8 @@ export const unsupportedMediaType: Rule = {
     onWritable(ctx, async ({ collection: c }) => {
       const x = await ctx.probe.send('POST', c.url, { headers: { 'content-type': 'text/plain' }, body: 'canon check' });
       const evidence = [seen(x, 'Content-Type: text/plain')];
-      if (x.status >= 200 && x.status < 300) {
-        const url = createdUrl(ctx, c, x);
-        if (url) {
-          ctx.created.push({ url, note: 'created by a text/plain POST' });
-          await remove(ctx, url);
-        }
-      }
+      const url = track(ctx, c, x, 'created by a text/plain POST');
+      if (url) await remove(ctx, url);
       if (x.status === 415) return pass('415 for text/plain', evidence);
       // The spec's status table has no 415: refusing the body as invalid data (400, 422) also keeps it out.
       if (x.status === 400 || x.status === 422) return pass(`refused with ${x.status} (415 is the precise status, RFC 9110 §15.5.16)`, evidence);
@@ -64,23 +60,15 @@ export const precondition: Rule = {
   needs: 'write',
   run: (ctx) =>
     onWritable(ctx, async ({ collection: c, template }) => {
+      // RFC 9110 §13.2.1: a resource without validators may ignore If-Match; caching.etag judges the missing ETag.
+      const item = await samples.item(ctx, c);
+      if (!item?.headers.etag) return notApplicable('the items have no ETag, so If-Match has nothing to compare (see caching.etag)', item ? [seen(item, 'no ETag')] : []);
       const { x, url } = await create(ctx, c, variant(template), {}, 'caching.precondition');
       const evidence = [seen(x, 'an object to write to')];
       if (!url) return notApplicable(`the create answered ${x.status}`, evidence);
-      // RFC 9110 §13.2.1: a resource without validators may ignore If-Match; caching.etag judges the missing ETag.
-      const read = await ctx.probe.send('GET', url);
-      evidence.push(seen(read, read.headers.etag ? `ETag: ${read.headers.etag}` : 'no ETag'));
-      if (!read.headers.etag) {
-        await remove(ctx, url);
-        return notApplicable('the object has no ETag, so If-Match has nothing to compare (see caching.etag)', evidence);
-      }
       const stale = await ctx.probe.send('DELETE', url, { headers: { 'if-match': '"canon-check-stale"' } });
       evidence.push(seen(stale, 'If-Match: "canon-check-stale"'));
-      if (stale.status >= 200 && stale.status < 300)
-        ctx.created.splice(
-          ctx.created.findIndex((k) => k.url.href === url.href),
-          1,
-        );
+      if (stale.status >= 200 && stale.status < 300) untrack(ctx, url);
       else await remove(ctx, url);
       return stale.status === 412
         ? pass('412 for a stale If-Match', evidence)

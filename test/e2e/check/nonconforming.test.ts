@@ -18,7 +18,7 @@ const BROKEN = [
 ];
 
 describe('canon check on a non-conforming server', () => {
-  let server: FixtureServer;
+  let server: FixtureServer & { count(): number };
   let report: Report;
   const rule = (id: string): RuleResult => report.rules.find((r) => r.id === id)!;
 
@@ -92,5 +92,39 @@ describe('canon check on a non-conforming server', () => {
     );
     for (const id of ['methods.create-delete', 'idempotency.replay', 'caching.precondition']) assert.match(rule(id).summary, /^runs only with --write/);
     assert.equal(report.requests, server.requests.length);
+  });
+
+  it('with --write, fails the write rules it breaks, and deletes every object it created', async () => {
+    const options = parseCheckArgs([
+      server.url,
+      '--header',
+      `X-API-Key: ${FIXTURE_KEY}`,
+      '--path',
+      '/widgets',
+      '--rate',
+      '500',
+      '--write',
+      '--only',
+      'methods.create-delete,status.unsupported-media-type,caching.precondition,idempotency',
+    ]) as CheckOptions;
+    const writes = await runCheck(options);
+    assert.deepEqual(
+      writes.rules.map((r) => [r.id, r.status, r.summary]),
+      [
+        ['methods.create-delete', 'fail', 'no Location header'],
+        ['status.unsupported-media-type', 'pass', '415 for text/plain'],
+        ['caching.precondition', 'not-applicable', 'the items have no ETag, so If-Match has nothing to compare (see caching.etag)'],
+        ['idempotency.replay', 'fail', 'the repeat created a second object'],
+        ['idempotency.mismatch', 'fail', 'a reused key with another body answered 201, not 422'],
+        ['idempotency.in-flight', 'fail', 'two objects were created for one key'],
+      ],
+    );
+    // Created: the discovery try, create-delete, two per idempotency rule. Every one deleted, at its id's URL.
+    assert.equal(writes.cleanup.length, 8);
+    for (const e of writes.cleanup) {
+      assert.match(e.request, /^DELETE \/widgets\/w\d+$/);
+      assert.equal(e.status, 204);
+    }
+    assert.equal(server.count(), FIXTURE_ITEMS);
   });
 });

@@ -94,4 +94,15 @@ describe('check: tampering and verdicts', () => {
     assert.equal(one.role, 'admin');
     assert.deepEqual(one.nested, { id: 2 });
   });
+
+  it('keeps what a document requires: a client-chosen id gets a fresh value each time; the item key is dropped', () => {
+    const item = { rid: 4, id: '01a21d1f-84c0-7029-9631-f38abbf91514', version: 1, name: 'P', createdAt: 'x' };
+    const template = templateOf(item, 'rid', ['id', 'version'])!;
+    assert.deepEqual(Object.keys(template), ['id', 'version', 'name']);
+    const [a, b] = [variant(template), variant(template)];
+    assert.match(String(a.id), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    assert.notEqual(a.id, b.id);
+    assert.equal(a.version, 1);
+    assert.deepEqual(Object.keys(templateOf(item, 'rid')!), ['name']);
+  });
 });

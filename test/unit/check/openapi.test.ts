@@ -20,21 +20,33 @@ describe('check: collections from an OpenAPI document', () => {
       },
     };
     assert.deepEqual(collectionPaths(doc, new URL('http://h/v2/openapi.json')), [
-      { path: '/v2/products', idField: 'id' },
-      { path: '/v2/events', idField: undefined },
+      { path: '/v2/products', idField: 'id', createRequired: undefined },
+      { path: '/v2/events', idField: undefined, createRequired: undefined },
     ]);
   });
 
   it('reads Swagger 2 basePath and absolute server URLs; ignores templated servers and non-documents', () => {
     assert.deepEqual(collectionPaths({ swagger: '2.0', basePath: '/api/', paths: { '/a': get(), '/a/{rid}': get() } }, new URL('http://h/x')), [
-      { path: '/api/a', idField: 'rid' },
+      { path: '/api/a', idField: 'rid', createRequired: undefined },
     ]);
     assert.deepEqual(collectionPaths({ openapi: '3.0.0', servers: [{ url: 'https://h/base' }], paths: { '/a': get([{ name: 'page', in: 'query' }]) } }, new URL('http://h/')), [
-      { path: '/base/a', idField: undefined },
+      { path: '/base/a', idField: undefined, createRequired: undefined },
     ]);
     assert.deepEqual(collectionPaths({ openapi: '3.0.0', servers: [{ url: '{scheme}://h' }], paths: { '/a': get([{ name: 'offset', in: 'query' }]) } }, new URL('http://h/')), [
-      { path: '/a', idField: undefined },
+      { path: '/a', idField: undefined, createRequired: undefined },
     ]);
     assert.deepEqual(collectionPaths({ nope: true }, new URL('http://h/')), []);
+  });
+
+  it('reads the fields a create body requires, through a local $ref', () => {
+    const doc = {
+      openapi: '3.0.3',
+      components: { schemas: { ProductInput: { type: 'object', required: ['id', 'version'] } } },
+      paths: {
+        '/products/': { ...(get() as object), post: { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ProductInput' } } } } } },
+        '/products/{rid}': get(),
+      },
+    };
+    assert.deepEqual(collectionPaths(doc, new URL('http://h/documentation/json')), [{ path: '/products/', idField: 'rid', createRequired: ['id', 'version'] }]);
   });
 });
