@@ -14,13 +14,17 @@ import { childEnv, freePort, makeTempDir, runMain, startServer, stopServer, wait
 const CLI = path.join(ROOT, 'dist/src/cli/main.js');
 const PRODUCTS = 30;
 
-/** Runs `canon check base args…` and prints its report under a heading. */
-function check(title, base, args) {
+/** Runs `canon check base args…`, prints its report under a heading, then how many products the server lists. */
+async function check(title, base, args) {
   const argv = ['check', base, ...args];
   const run = spawnSync(process.execPath, [CLI, ...argv], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 120_000 });
-  console.log(`\n### ${title}\n\n$ canon ${argv.join(' ')}   (exit ${run.status})\n`);
+  console.log(`\n### ${title}\n\n$ canon ${argv.join(' ').replace(/127\.0\.0\.1:\d+/, '127.0.0.1:PORT')}   (exit ${run.status})\n`);
   console.log(run.stdout.replace(/127\.0\.0\.1:\d+/g, '127.0.0.1:PORT'));
   if (run.status !== 0 && run.status !== 1) throw new Error(`canon check exited ${run.status}:\n${run.stderr}`);
+  // Everything --write created was deleted again: the server lists the products it was seeded with, no more.
+  const left = await (await fetch(`${base}/products?limit=100`)).json();
+  console.log(`products listed after the check: ${left.length} (seeded: ${PRODUCTS})`);
+  if (left.length !== PRODUCTS) throw new Error(`${title}: ${left.length} products after the check, ${PRODUCTS} before`);
 }
 
 async function platformatic() {
@@ -34,7 +38,7 @@ async function platformatic() {
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(server, base, PLATFORMATIC_READY_PATH);
-    check(`Platformatic DB ${install.versions['@platformatic/db']} (REST over Canon's products table, SQLite)`, base, ['--path', '/products', '--write']);
+    await check(`Platformatic DB ${install.versions['@platformatic/db']} (REST over Canon's products table, SQLite)`, base, ['--path', '/products', '--write']);
   } finally {
     await stopServer(server);
   }
@@ -42,11 +46,17 @@ async function platformatic() {
 
 async function fastifyCrud() {
   const port = await freePort();
-  const server = startServer('fastify-sqlite-crud', path.join(ROOT, 'bench/baselines/fastify-sqlite-crud.mjs'), [], childEnv({ PORT: String(port) }), false);
+  const server = startServer(
+    'fastify-sqlite-crud',
+    path.join(ROOT, 'bench/baselines/fastify-sqlite-crud.mjs'),
+    [],
+    childEnv({ PORT: String(port), PRODUCTS: String(PRODUCTS) }),
+    false,
+  );
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitUntilReady(server, base, '/healthz');
-    check('Fastify + SQLite CRUD (bench/baselines/fastify-sqlite-crud.mjs)', base, ['--path', '/products', '--write']);
+    await check('Fastify + SQLite CRUD (bench/baselines/fastify-sqlite-crud.mjs)', base, ['--path', '/products', '--write']);
   } finally {
     await stopServer(server);
   }

@@ -119,7 +119,7 @@ export async function remove(ctx: Context, url: URL): Promise<Exchange | undefin
       first ??= x;
       const deleted = x.status >= 200 && x.status < 300;
       gone ||= x.status === 404 || x.status === 410;
-      ctx.cleanup.push(seen(x, `${entry!.note}; ${deleted ? 'deleted' : x.status === 404 || x.status === 410 ? 'not there' : 'NOT deleted here'}`));
+      ctx.cleanup.push(seen(x, `${entry!.note}; ${deleted ? 'deleted' : x.status === 404 || x.status === 410 ? 'not there' : 'not deleted at this URL, trying the next'}`));
       if (deleted) return first;
     } catch (err) {
       ctx.cleanup.push({ request: `DELETE ${target.pathname}`, note: `${entry!.note}; NOT deleted: ${err instanceof Error ? err.message : String(err)}` });

@@ -18,11 +18,13 @@ export const deprecation: Rule = {
   title: 'Every response of a deprecated version carries Deprecation and Sunset (an HTTP-date, not before the deprecation)',
   section: 'spec §9 Versioning rule 4 (Deprecation and Sunset headers, optionally a link to a notice); RFC 9745, RFC 8594',
   run: async (ctx) => {
-    // Judged on everything the run saw: every rule's requests are samples of every version's answers.
+    // Judged on everything the run saw under the versions of the collections found: every rule's requests are
+    // samples of those versions' answers (discovery's guesses, like /v1/openapi.json, count only for those).
+    const versions = new Set(ctx.collections.map((c) => c.version ?? '(unversioned)'));
     const byVersion = new Map<string, Exchange[]>();
     for (const x of ctx.probe.log) {
       const v = versionOf(x.url) ?? '(unversioned)';
-      byVersion.set(v, [...(byVersion.get(v) ?? []), x]);
+      if (versions.has(v)) byVersion.set(v, [...(byVersion.get(v) ?? []), x]);
     }
     const evidence: Evidence[] = [];
     const problems: string[] = [];
@@ -60,7 +62,7 @@ export const deprecation: Rule = {
       }
     }
     if (problems.length) return fail(problems.join('; '), evidence);
-    if (deprecated.length === 0) return notApplicable(`no response carried Deprecation (versions seen: ${[...byVersion.keys()].join(', ')})`, evidence);
+    if (deprecated.length === 0) return notApplicable(`no response carried Deprecation (versions probed: ${[...versions].join(', ') || 'none'})`, evidence);
     return pass(`deprecated: ${deprecated.join(', ')}; every response of it says so`, evidence);
   },
 };
