@@ -101,7 +101,10 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
     }
     const doc = described.get(keyOf(url));
     const idField = doc?.idField ?? 'id';
-    const href = items.length > 0 ? itemHref(items[0], url, idField) : undefined;
+    // A document that lists the collection but no item path under it (an event log, say) serves no items by id.
+    const itemless = doc !== undefined && doc.idField === undefined;
+    const href = items.length > 0 && !itemless ? itemHref(items[0], url, idField) : undefined;
+    if (itemless && items.length > 0) notes.push(`${url.pathname}: the OpenAPI document has no item path under it, so no item is probed there`);
     const item = href === undefined ? undefined : probe.follow(href, url);
     if (items.length === 0) notes.push(`${url.pathname} is empty: the item rules have nothing to probe there`);
     collections.push({ url, version: versionOf(url), list: x, items, item, idField, createRequired: doc?.createRequired });
