@@ -81,6 +81,9 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
     }
     if (candidates.length === 0) notes.push(`no collection found from the root's links (${fetched.size} pages read); give --path or --openapi`);
   }
+  // Named paths first, as given; the found ones taken in turn from each version, so a cut keeps every version.
+  const named = Math.min(options.paths.length, candidates.length);
+  candidates.splice(named, candidates.length - named, ...byVersionInTurn(candidates.slice(named)));
   if (candidates.length > MAX_COLLECTIONS) {
     notes.push(
       `probing the first ${MAX_COLLECTIONS} of ${candidates.length} collections: ${candidates
@@ -110,6 +113,18 @@ export async function discover(options: CheckOptions, probe: Probe): Promise<Dis
     collections.push({ url, version: versionOf(url), list: x, items, item, idField, createRequired: doc?.createRequired });
   }
   return { collections, openapi, notes, trouble: trouble.first };
+}
+
+/** `[/v2/a, /v2/b, /v1/a, /v1/b]` → `[/v2/a, /v1/a, /v2/b, /v1/b]`: versions in order of appearance, one each in turn. */
+export function byVersionInTurn(urls: URL[]): URL[] {
+  const groups = new Map<string, URL[]>();
+  for (const u of urls) {
+    const v = versionOf(u) ?? '';
+    groups.set(v, [...(groups.get(v) ?? []), u]);
+  }
+  const out: URL[] = [];
+  for (let i = 0; out.length < urls.length; i++) for (const g of groups.values()) if (g[i]) out.push(g[i]!);
+  return out;
 }
 
 function isDocument(json: unknown): boolean {

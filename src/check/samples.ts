@@ -19,13 +19,21 @@ export function withQuery(c: Collection, params: Record<string, string>): URL {
   return url;
 }
 
-/** An id no object has, in the form the collection's ids take (a number, a UUID, or some other string). */
-function missingId(c: Collection): string {
-  const first = c.items[0];
-  const id = isObject(first) ? (first[c.idField] ?? first.id) : undefined;
-  if (typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))) return String(2_000_000_000 + Math.floor(Math.random() * 100_000_000));
-  if (typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return randomUUID();
-  return `canon-check-missing-${randomUUID().slice(0, 8)}`;
+/** An item's key, if it has one. */
+function keyOf(c: Collection, item: unknown): unknown {
+  return isObject(item) ? (item[c.idField] ?? item.id) : undefined;
+}
+
+/**
+ * An id no object has, in the form the collection's ids take (a number, a UUID, or some other string), learnt from
+ * its first item, else from another collection's (an empty collection shows none). `guessed`: no item anywhere.
+ */
+export function missingId(ctx: Context, c: Collection): { id: string; guessed: boolean } {
+  const id = keyOf(c, c.items[0]) ?? ctx.collections.map((k) => keyOf(k, k.items[0])).find((v) => v !== undefined);
+  if (typeof id === 'number' || (typeof id === 'string' && /^\d+$/.test(id))) return { id: String(2_000_000_000 + Math.floor(Math.random() * 100_000_000)), guessed: false };
+  if (typeof id === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return { id: randomUUID(), guessed: false };
+  if (typeof id === 'string') return { id: `canon-check-missing-${randomUUID().slice(0, 8)}`, guessed: false };
+  return { id: randomUUID(), guessed: true };
 }
 
 export const samples = {
@@ -34,7 +42,7 @@ export const samples = {
   options: (ctx: Context, url: URL): Promise<Exchange> => ctx.once(`options ${url.href}`, () => ctx.probe.send('OPTIONS', url)),
   /** GET of an id that does not exist: 404 (spec §7). */
   missingItem: (ctx: Context, c: Collection): Promise<Exchange> =>
-    ctx.once(`missing ${c.url.href}`, () => ctx.probe.send('GET', `${c.url.href.replace(/\/+$/, '')}/${encodeURIComponent(missingId(c))}`)),
+    ctx.once(`missing ${c.url.href}`, () => ctx.probe.send('GET', `${c.url.href.replace(/\/+$/, '')}/${encodeURIComponent(missingId(ctx, c).id)}`)),
   /** GET of a path no route serves, beside the collection (under its version): 404. */
   missingRoute: (ctx: Context, c: Collection): Promise<Exchange> =>
     ctx.once(`no-route ${c.url.href}`, () => ctx.probe.send('GET', new URL(`canon-check-no-such-collection-${randomUUID().slice(0, 8)}`, c.url.href.replace(/\/+$/, '')))),

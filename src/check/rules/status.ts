@@ -1,5 +1,5 @@
 // Status-code rules (spec §7 Status codes, §5 Status codes for authentication): 404, 400, 406 and 401 where they belong.
-import { samples } from '../samples.js';
+import { missingId, samples } from '../samples.js';
 import { fail, notApplicable, pass, seen } from '../verdict.js';
 import { perCollection, type Rule } from './rule.js';
 
@@ -10,8 +10,10 @@ export const notFound: Rule = {
   run: perCollection(async (ctx, c) => {
     const missing = await samples.missingItem(ctx, c);
     const route = await samples.missingRoute(ctx, c);
-    const evidence = [seen(missing, 'an id no object has'), seen(route, 'a path no route serves')];
-    const wrong = [missing, route].filter((x) => x.status !== 404);
+    // With no item anywhere the id's form is a guess (a UUID): a 400 for a malformed id is then a fair answer.
+    const guessed = missingId(ctx, c).guessed;
+    const evidence = [seen(missing, guessed ? 'an id of a guessed form (no item shows the real one)' : 'an id no object has'), seen(route, 'a path no route serves')];
+    const wrong = [missing, route].filter((x) => x.status !== 404 && !(x === missing && guessed && x.status === 400));
     return wrong.length ? fail(wrong.map((x) => `${x.url.pathname} answered ${x.status}, not 404`).join('; '), evidence) : pass('both answered 404', evidence);
   }),
 };

@@ -56,14 +56,16 @@ describe('canon check on Canon', () => {
     runCheck({ ...(parseCheckArgs([base, '--header', `X-API-Key: ${ADMIN_KEY}`, '--rate', '400', ...extra]) as CheckOptions), ca: ca.cert });
 
   it('passes every rule over HTTPS on both versions, writes included, and leaves nothing behind', async () => {
-    const report = await check(server.baseUrl!.replace(/^http:/, 'https:'), ['--path', '/v2/products', '--path', '/v1/products', '--path', '/v2/users', '--write']);
+    // No --path: discovery reads Canon's OpenAPI documents, and takes collections from v2 and v1 in turn.
+    const report = await check(server.baseUrl!.replace(/^http:/, 'https:'), ['--write']);
     const notPassed = report.rules.filter((r) => r.status !== 'pass').map((r) => `${r.id} ${r.status}: ${r.summary}`);
     // The checker does not log in, so it sees no cookie; the burst runs in the next test.
     assert.deepEqual(notPassed, [
       'transport.cookies not-applicable: no response set a cookie (the checker does not log in)',
       'ratelimit.429 not-applicable: runs only with --burst N (it sends N requests to provoke a 429)',
     ]);
-    assert.deepEqual(report.discovery.collections, ['/v2/products', '/v1/products', '/v2/users']);
+    assert.equal(report.discovery.openapi, '/v2/openapi.json, /v1/openapi.json');
+    assert.deepEqual(report.discovery.collections, ['/events', '/v2/users', '/v1/users', '/v2/products', '/v1/products', '/v2/orders']);
     assert.ok(report.requests <= 300, `${report.requests} requests`);
     // Version 1 is deprecated (DESIGN §10): the rule saw it and followed its notice.
     assert.match(report.rules.find((r) => r.id === 'versioning.deprecation')!.summary, /^deprecated: v1;/);

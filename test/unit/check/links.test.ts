@@ -1,6 +1,7 @@
 // Pure parts of `canon check`: Link headers, body links, page items, item URLs, versions, cursor tampering, verdict combination.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { byVersionInTurn } from '../../../src/check/discovery.js';
 import { bodyLinks, itemHref, pageItems, parseLinkHeader, versionOf } from '../../../src/check/links.js';
 import { tamper } from '../../../src/check/rules/pagination.js';
 import { combine, fail, notApplicable, pass } from '../../../src/check/verdict.js';
@@ -43,6 +44,17 @@ describe('check: reading links', () => {
     assert.equal(itemHref({ id: 'uuid', rid: 3 }, base, 'rid'), 'http://h/v2/products/3');
     assert.equal(versionOf(new URL('http://h/api/v12/x')), 'v12');
     assert.equal(versionOf(new URL('http://h/video/x')), undefined);
+  });
+});
+
+describe('check: choosing collections', () => {
+  it('takes them from each version in turn, so that a cut at 6 keeps every version', () => {
+    const urls = ['/events', '/v2/a', '/v2/b', '/v2/c', '/v1/a', '/v1/b'].map((p) => new URL(p, 'http://h'));
+    assert.deepEqual(
+      byVersionInTurn(urls).map((u) => u.pathname),
+      ['/events', '/v2/a', '/v1/a', '/v2/b', '/v1/b', '/v2/c'],
+    );
+    assert.deepEqual(byVersionInTurn([]), []);
   });
 });
 
