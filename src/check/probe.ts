@@ -50,7 +50,7 @@ export class Probe {
   private nextStart = 0;
   /** Requests sent so far (redirect hops count). */
   count = 0;
-  /** Every exchange, in order: rules that judge the whole run (deprecation, cookies) read it. */
+  /** Every exchange without its body, in order: rules that judge the whole run (deprecation, cookies) read it. */
   readonly log: Exchange[] = [];
 
   constructor(private readonly config: ProbeConfig) {
@@ -142,7 +142,8 @@ export class Probe {
         else flat[name] = Array.isArray(value) ? value.join(', ') : value;
       }
       const exchange: Exchange = { method, url, requestHeaders: headers, status: res.statusCode, headers: flat, setCookies, text, json: parseJson(text, flat), truncated };
-      this.log.push(exchange);
+      // The log keeps status, headers and cookies only: bodies (up to 8 MiB each) would make it grow with the budget.
+      this.log.push({ ...exchange, text: '', json: undefined });
       return exchange;
     } catch (err) {
       throw new ProbeError(what, networkMessage(err, this.config.timeoutMs));
