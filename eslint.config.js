@@ -43,7 +43,8 @@ const LAYERS = {
     'webhooks',
     'events',
   ],
-  cli: ['lib', 'errors', 'model', 'catalog', 'openapi', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'events', 'examples'],
+  check: [],
+  cli: ['lib', 'errors', 'model', 'catalog', 'openapi', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'events', 'examples', 'check'],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'examples'];
 const FASTIFY = { name: 'fastify', message: 'Only src/http imports Fastify.' };

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `canon` command: serve, worker, migrate, keys and openapi (check arrives with its issue).
+// The `canon` command: serve, worker, migrate, keys, openapi and check.
 import { parseArgs } from 'node:util';
 import { fromEnv, resolveConfig, tlsFrom, VERSIONING_STRATEGIES, type Config, type VersioningStrategy } from '../config/config.js';
 import { loadConfigFile, withFile } from '../config/config-file.js';
@@ -14,6 +14,7 @@ import { writeFileSync } from 'node:fs';
 import { openStore } from '../runtime/open-store.js';
 import { ResourceService } from '../services/resource-service.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
+import { checkCommand } from '../check/command.js';
 
 const USAGE = `usage: canon <command> [options]
 
@@ -25,6 +26,7 @@ commands:
   keys create      create an API key and print its secret once
   keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
   openapi          print the OpenAPI 3.1 document of a version (the newest without --version), as served
+  check <base-url> audit any HTTP API against the conventions (canon check --help, docs/check.md)
 
 options:
   --port N         listen port (PORT, default 3000); worker: the operator port, only when given (0: a free one)
@@ -176,6 +178,11 @@ async function printOpenApi(config: Config, version: string | undefined, out: st
 }
 
 async function main(argv: string[]): Promise<void> {
+  // `check` has options of its own and needs no Canon configuration (src/check/options.ts).
+  if (argv[0] === 'check') {
+    process.exitCode = await checkCommand(argv.slice(1));
+    return;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
