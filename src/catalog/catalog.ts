@@ -38,8 +38,13 @@ export class Catalog {
     const clean = path.split('?')[0]!;
     const wanted = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
     // Literal segments win over parameters (`/sessions/current` before `/sessions/:id`), as in the router.
-    const matches = this.operations.filter((op) => op.method === wanted && this.paths.find((p) => p.template === op.path)!.pattern.test(clean));
-    return matches.sort((a, b) => b.path.split(':').length - a.path.split(':').length).at(-1);
+    let best: Operation | undefined;
+    for (const entry of this.paths) {
+      if (!entry.methods.has(wanted) || !entry.pattern.test(clean)) continue;
+      const op = this.operations.find((o) => o.path === entry.template && o.method === wanted)!;
+      if (!best || op.path.split(':').length < best.path.split(':').length) best = op;
+    }
+    return best;
   }
 
   /**
