@@ -17,8 +17,8 @@ export const DOCUMENTATION_PATHS: ReadonlySet<string> = new Set([DOCS_PAGE_PATH,
 export const DOCS_ASSETS = ['redoc.standalone.js', 'redoc.standalone.js.LICENSE.txt', 'redoc.LICENSE', 'docs.js', 'docs.css'] as const;
 export type DocsAsset = (typeof DOCS_ASSETS)[number];
 
-/** The transport failures any platform operation can answer with (as in platform-operations.ts). */
-const TRANSPORT: ErrorCode[] = ['NOT_ACCEPTABLE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/** The transport failures of platform-operations.ts but NOT_ACCEPTABLE: documentation paths answer whatever Accept asks (DOCUMENTATION_PATHS). */
+const TRANSPORT: ErrorCode[] = ['URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 
 const CONDITIONAL = { type: 'object', properties: { 'if-none-match': { type: 'string' } } } as const;
 

@@ -40,9 +40,9 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
   const { model, config } = deps;
   const versions = model.versions;
   const served = versions.map((v) => v.name).join(', ');
-  const missing = (): AppError =>
-    new AppError('SERVICE_UNAVAILABLE', `The reference renderer is not part of this build (${files.missingRenderer}); build Canon with npm run build.`);
-  if (files.missingRenderer) deps.log.warn({ looked_for: files.missingRenderer }, 'the /docs renderer is missing: /docs answers 503');
+  const missing = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'The reference renderer is not part of this build of the server (its log says where it was looked for).');
+  // The paths go to the operator's log, not to anonymous clients.
+  if (files.missingRenderer) deps.log.warn({ looked_for: files.missingRenderer }, 'the /docs renderer is missing (build with npm run build): /docs answers 503');
   const assetUrl = (name: DocsAsset): string => `/docs/assets/${name}?v=${files.assets.get(name)?.fingerprint ?? ''}`;
   const pages = new Map<string, Asset>(
     versions.map((current) => [

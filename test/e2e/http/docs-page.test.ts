@@ -1,7 +1,7 @@
 // Issue 27.7: GET /docs, its assets and the changelog through HTTP: status, media types, validators and caching, the CSP, the version switcher under every strategy, and the start banner's docs URL.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -278,6 +278,73 @@ describe('canon serve', () => {
       await exited;
       clearTimeout(kill);
       rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a build without the renderer', () => {
+  it('starts, logs where it looked, and answers /docs and the bundle 503 in the error body (no path disclosed); the page’s own files are served', async () => {
+    // The compiled server alone, beside a node_modules with every package but redoc, and no dist/assets: what a
+    // package packed without scripts/build.mjs would be.
+    const root = mkdtempSync(join(tmpdir(), 'canon-docs-norenderer-'));
+    let child: ReturnType<typeof spawn> | undefined;
+    try {
+      for (const part of ['dist/src', 'dist/examples']) cpSync(join(ROOT, part), join(root, part), { recursive: true });
+      cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+      mkdirSync(join(root, 'node_modules'));
+      for (const name of readdirSync(join(ROOT, 'node_modules'))) if (name !== 'redoc') symlinkSync(join(ROOT, 'node_modules', name), join(root, 'node_modules', name));
+      child = reapOnExit(
+        spawn(process.execPath, [join(root, 'dist/src/cli/main.js'), 'serve', '--port', '0'], {
+          cwd: root,
+          env: {
+            ...process.env,
+            ...TEST_PROCESS_ENV,
+            DATABASE_URL: 'sqlite::memory:',
+            CANON_ADMIN_API_KEY: 'ck_docs_banner_admin_key_0123456789',
+            CANON_SEED: '0',
+            CANON_LOG_LEVEL: 'warn',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        }),
+      );
+      let output = '';
+      const base = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`canon did not start in 20 s:\n${output}`)), 20_000);
+        const onData = (d: Buffer): void => {
+          output += d.toString();
+          const m = /Canon is serving (http:\/\/[^/\s]+)/.exec(output);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        };
+        child!.stdout!.on('data', onData);
+        child!.stderr!.on('data', onData);
+        child!.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`canon exited with ${code}:\n${output}`));
+        });
+      });
+      assert.match(output, /the \/docs renderer is missing \(build with npm run build\): \/docs answers 503/);
+      assert.ok(output.includes(`${root}/dist/assets/redoc.standalone.js`), output);
+      for (const path of ['/docs', '/docs/assets/redoc.standalone.js', '/docs/assets/redoc.LICENSE']) {
+        const res = await fetch(`${base}${path}`, { signal: AbortSignal.timeout(20_000) });
+        const text = await res.text();
+        assert.equal(res.status, 503, path);
+        const body = JSON.parse(text) as { error: { code: string; message: string } };
+        assert.equal(body.error.code, 'SERVICE_UNAVAILABLE');
+        assert.equal(body.error.message, 'The reference renderer is not part of this build of the server (its log says where it was looked for).');
+      }
+      assert.equal((await fetch(`${base}/docs/assets/docs.js`, { signal: AbortSignal.timeout(20_000) })).status, 200);
+    } finally {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
+        child.kill('SIGTERM');
+        const kill = setTimeout(() => child!.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(kill);
+      }
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
