@@ -79,6 +79,7 @@ export function renderDocsPage(input: DocsPageInput): string {
   // A plain link to the document only where its URL alone selects the version (path and query strategies).
   if (Object.keys(doc.headers).length === 0) guideLinks.push(`<a href="${escapeHtml(doc.url)}">OpenAPI document</a>`);
   const title = `${input.title} ${current.name} reference`;
+  // An empty inline icon: the browser would otherwise ask for /favicon.ico, a 404 and a console error.
   return `<!doctype html>
 <html lang="en">
 <head>
