@@ -1,4 +1,4 @@
-// Builds dist/ with tsc; with --if-stale (npm start) only when an input changed since the last build, so a start with nothing changed skips tsc.
+// Builds dist/ with tsc and copies the /docs renderer into dist/assets; with --if-stale (npm start) only when an input changed since the last build, so a start with nothing changed skips tsc.
 //
 // Why not tsc's own check: even with nothing to do, an incremental `tsc -p` parses and type-checks every file
 // (about 10 s here) and `tsc -b` still loads the compiler and hashes every input (about 1.5 s). This reads no
@@ -11,7 +11,7 @@
 // that fails writes no stamp. A fresh clone has no dist/ and no stamp, so it builds.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +23,17 @@ const INPUT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
 const STAMP = join(ROOT, 'dist', '.build-stamp');
 /** What `npm start` runs: a stamp without it (dist/ partly deleted) does not count. */
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/**
+ * The /docs renderer (src/http/docs-assets.ts RENDERER_FILES): Redoc's standalone bundle and its licences, from
+ * the redoc devDependency into dist/assets, so the packed package (package.json files) carries them without
+ * depending on redoc at run time. Its version is in package-lock.json, an input: upgrading redoc rebuilds.
+ */
+const ASSETS = join(ROOT, 'dist', 'assets');
+const RENDERER = [
+  ['bundles/redoc.standalone.js', 'redoc.standalone.js'],
+  ['bundles/redoc.standalone.js.LICENSE.txt', 'redoc.standalone.js.LICENSE.txt'],
+  ['LICENSE', 'redoc.LICENSE'],
+];
 
 function walk(dir, out) {
   let entries;
@@ -54,7 +65,7 @@ function fingerprint(root) {
 
 function current(print) {
   try {
-    return existsSync(ENTRY) && readFileSync(STAMP, 'utf8') === print;
+    return existsSync(ENTRY) && RENDERER.every(([, to]) => existsSync(join(ASSETS, to))) && readFileSync(STAMP, 'utf8') === print;
   } catch (err) {
     if (err.code === 'ENOENT') return false;
     throw err;
@@ -65,10 +76,20 @@ function main() {
   const ifStale = process.argv.includes('--if-stale');
   const print = fingerprint(ROOT);
   if (ifStale && current(print)) return 0;
+  // A build that fails leaves no stamp at all, not even an earlier one: what it did not finish is built next time.
+  rmSync(STAMP, { force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
   if (result.error) throw result.error;
   if (result.status !== 0) return result.status ?? 1;
+  const redoc = join(ROOT, 'node_modules', 'redoc');
+  const absent = RENDERER.filter(([from]) => !existsSync(join(redoc, from)));
+  if (absent.length > 0) {
+    console.error(`build: the /docs renderer is missing (${absent.map(([from]) => join(redoc, from)).join(', ')}); install the dev dependencies (npm ci)`);
+    return 1;
+  }
+  mkdirSync(ASSETS, { recursive: true });
+  for (const [from, to] of RENDERER) copyFileSync(join(redoc, from), join(ASSETS, to));
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, print);
   return 0;

@@ -2,6 +2,7 @@
 import { newestVersion, type CompiledModel } from '../model/compile.js';
 import type { Operation } from './operation.js';
 import { documentOperations, platformOperations } from './platform-operations.js';
+import { docsOperations } from './docs-operations.js';
 import { resourceOperations } from './resource-operations.js';
 
 export class Catalog {
@@ -66,6 +67,7 @@ export function buildCatalog(model: CompiledModel): Catalog {
   return new Catalog([
     ...platformOperations(model, newestVersion(model).name),
     ...documentOperations(model.versions.map((v) => v.name)),
+    ...docsOperations(model.versions.map((v) => v.name)),
     ...model.versions.flatMap((v) => resourceOperations(model, v)),
   ]);
 }

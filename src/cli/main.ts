@@ -82,6 +82,7 @@ async function serve(config: Config): Promise<void> {
   const firstList = runtime.catalog.operations.find((op) => op.kind === 'list' && op.version === version && !op.parent && op.resource !== runtime.model.users);
   console.log(`Canon is serving ${base}/${version} (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
   console.log(`  health: ${base}/healthz`);
+  console.log(`  docs: ${base}/docs`);
   if (runtime.metricsUrl) console.log(`  metrics: ${runtime.metricsUrl}/metrics (CANON_METRICS_LISTEN, no credentials)`);
   if (runtime.seeded) console.log(config.configModule ? '  seeded the app’s demo data' : '  seeded demo data (users ada@, bob@, cleo@example.com; products; orders; reviews)');
   if (runtime.generatedAdminKey)

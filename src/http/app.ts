@@ -21,7 +21,8 @@ import { sunsetError, VersionHeaders } from './version-headers.js';
 import { acceptsVendorJson, mediaTypeHook, pinningListener, repeatedVersionOf, unsupportedVersionOf, VersionSelector } from './version-selection.js';
 import { openApiHandlers } from './openapi-routes.js';
 import { guideHandlers } from './guide-routes.js';
-import { MIGRATION_GUIDE_PATH } from '../catalog/platform-operations.js';
+import { DOCUMENTATION_PATHS } from '../catalog/docs-operations.js';
+import { docsHandlers } from './docs-routes.js';
 import { errorInVersion } from '../query/versioned-query.js';
 import type { VersionOfRoute } from './resource-routes.js';
 import { errorBody, errorResponse, toAppError } from './error-body.js';
@@ -229,12 +230,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       }
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
       // /events also speaks text/event-stream (DESIGN §9); every other endpoint only JSON.
-      // Migration guides are Markdown, whatever the client asks for: documentation, not an API response.
+      // Documentation (/docs, its assets, the changelog, migration guides) is HTML, Markdown, scripts, whatever the client asks for: not an API response.
       if (
         !acceptsJson(request.headers.accept) &&
         !(selector.strategy === 'media-type' && acceptsVendorJson(request.headers.accept)) &&
         !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)) &&
-        request.routeOptions.url !== MIGRATION_GUIDE_PATH
+        !DOCUMENTATION_PATHS.has(request.routeOptions.url ?? '')
       )
         throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
       if (request.is404) return unmatched(request, reply);
@@ -288,6 +289,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       ...sessionHandlers(deps),
       ...eventHandlers(deps, deps.events, eventVersion),
       ...guideHandlers(),
+      ...docsHandlers(deps),
       ...openApiHandlers(deps),
     },
     resourceRoutes(deps),

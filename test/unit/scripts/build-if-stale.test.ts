@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import { RENDERER_FILES } from '../../../src/http/docs-assets.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -38,6 +39,11 @@ describe('scripts/build.mjs --if-stale', () => {
     mkdirSync(join(dir, 'node_modules/typescript/bin'), { recursive: true });
     writeFileSync(join(dir, 'node_modules/typescript/package.json'), '{"name":"typescript","version":"0.0.0"}');
     writeFileSync(join(dir, 'node_modules/typescript/bin/tsc'), FAKE_TSC);
+    // The /docs renderer the build copies into dist/assets: a fake redoc package with each file the server reads.
+    for (const f of RENDERER_FILES) {
+      mkdirSync(join(dir, 'node_modules/redoc', f.inPackage, '..'), { recursive: true });
+      writeFileSync(join(dir, 'node_modules/redoc', f.inPackage), `${f.asset} 1\n`);
+    }
     writeFileSync(join(dir, 'package.json'), '{"name":"fake","type":"module"}');
     writeFileSync(join(dir, 'tsconfig.json'), '{}');
     mkdirSync(join(dir, 'src/cli'), { recursive: true });
@@ -95,6 +101,24 @@ describe('scripts/build.mjs --if-stale', () => {
     rmSync(join(dir, 'FAIL'));
     assert.deepEqual(start('--if-stale'), { built: true, status: 0 });
     assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+  });
+
+  it('copies the /docs renderer into dist/assets under the names the server reads; builds again when a copy is gone; fails without redoc', () => {
+    assert.deepEqual(start(), { built: true, status: 0 });
+    for (const f of RENDERER_FILES) assert.equal(readFileSync(join(dir, 'dist/assets', f.built), 'utf8'), `${f.asset} 1\n`, f.built);
+    rmSync(join(dir, 'dist/assets', RENDERER_FILES[0]!.built));
+    assert.deepEqual(start('--if-stale'), { built: true, status: 0 }, 'a renderer file missing from dist/assets');
+    assert.ok(existsSync(join(dir, 'dist/assets', RENDERER_FILES[0]!.built)));
+    assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+
+    const bundle = join(dir, 'node_modules/redoc', RENDERER_FILES[0]!.inPackage);
+    renameSync(bundle, `${bundle}.away`);
+    const result = spawnSync(process.execPath, [join(dir, 'scripts/build.mjs')], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /the \/docs renderer is missing .*redoc\/bundles\/redoc\.standalone\.js.*npm ci/);
+    assert.deepEqual(start('--if-stale'), { built: true, status: 1 }, 'a failed copy records no stamp');
+    renameSync(`${bundle}.away`, bundle);
+    assert.deepEqual(start('--if-stale'), { built: true, status: 0 });
   });
 
   it('without --if-stale (npm run build) it always builds, and leaves a stamp npm start trusts', () => {
