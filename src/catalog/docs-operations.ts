@@ -1,6 +1,7 @@
 // The operations of the offline reference (DESIGN §7, issue 27.7): the /docs page, the assets it loads and the changelog, all public.
 import type { ErrorCode } from '../errors/catalog.js';
 import type { Operation } from './operation.js';
+import { TRANSPORT as PLATFORM_TRANSPORT } from './platform-operations.js';
 import { MIGRATION_GUIDE_PATH } from './platform-operations.js';
 
 export const DOCS_PAGE_PATH = '/docs';
@@ -17,8 +18,8 @@ export const DOCUMENTATION_PATHS: ReadonlySet<string> = new Set([DOCS_PAGE_PATH,
 export const DOCS_ASSETS = ['redoc.standalone.js', 'redoc.standalone.js.LICENSE.txt', 'redoc.LICENSE', 'docs.js', 'docs.css'] as const;
 export type DocsAsset = (typeof DOCS_ASSETS)[number];
 
-/** The transport failures of platform-operations.ts but NOT_ACCEPTABLE: documentation paths answer whatever Accept asks (DOCUMENTATION_PATHS). */
-const TRANSPORT: ErrorCode[] = ['URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+/** The transport failures but NOT_ACCEPTABLE: documentation paths answer whatever Accept asks (DOCUMENTATION_PATHS). */
+const TRANSPORT: ErrorCode[] = PLATFORM_TRANSPORT.filter((c) => c !== 'NOT_ACCEPTABLE');
 
 const CONDITIONAL = { type: 'object', properties: { 'if-none-match': { type: 'string' } } } as const;
 

@@ -11,7 +11,7 @@ export const MIGRATION_GUIDE_PATH = '/docs/migrations/:guide';
 
 const { LOGIN, PASSWORD_CHANGE } = PLATFORM_SCHEMAS;
 
-const TRANSPORT: ErrorCode[] = ['NOT_ACCEPTABLE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
+export const TRANSPORT: ErrorCode[] = ['NOT_ACCEPTABLE', 'URI_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'BAD_REQUEST', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE'];
 const BODY: ErrorCode[] = ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'VALIDATION_ERROR', 'EXPECTATION_FAILED'];
 
 const SESSION: JsonSchema = {
@@ -215,7 +215,8 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       input: { path: { type: 'object', required: ['guide'], properties: { guide: { type: 'string', pattern: '^v[0-9]+-to-v[0-9]+$' } } } },
       output: { 200: { type: 'string', description: 'The guide, as Markdown (text/markdown).' } },
       produces: ['text/markdown'],
-      errors: [...TRANSPORT, 'ROUTE_NOT_FOUND'],
+      // Documentation paths answer whatever Accept asks (src/http/app.ts DOCUMENTATION_PATHS).
+      errors: [...TRANSPORT.filter((c) => c !== 'NOT_ACCEPTABLE'), 'ROUTE_NOT_FOUND'],
       description: 'A migration guide between two versions (`v1-to-v2`): what a deprecated version’s `Link: <…>; rel="deprecation"` points at.',
     },
     {

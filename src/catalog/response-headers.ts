@@ -54,7 +54,9 @@ const OBJECT_KINDS: ReadonlySet<string> = new Set(['create', 'read', 'replace', 
 export function responseHeaders(op: Operation, status: number, deprecated = false): HeaderSpec[] {
   const out: HeaderSpec[] = [spec('requestId', true)];
   const success = status >= 200 && status < 300;
-  if (op.kind !== 'platform' && ((success && (OBJECT_KINDS.has(op.kind) || op.kind === 'list')) || status === 304)) out.push(spec('etag', true));
+  // Objects and pages carry validators; so does anything that takes If-None-Match (the documents, /docs).
+  const conditional = (op.input.headers?.properties as Record<string, unknown> | undefined)?.['if-none-match'] !== undefined;
+  if ((success && (OBJECT_KINDS.has(op.kind) || op.kind === 'list' || conditional)) || status === 304) out.push(spec('etag', true));
   if (op.kind !== 'platform' && ((success && OBJECT_KINDS.has(op.kind)) || (status === 304 && op.kind === 'read'))) out.push(spec('lastModified', true));
   // A 202 of an asynchronous action says where its outcome is read; a 202 that only queues work again (a retried
   // delivery) answers with the object itself.
