@@ -73,7 +73,9 @@ export function headerKey(name: string, required: boolean): string {
 
 function headersOf(op: Operation, status: number, ctx: OperationContext): Obj {
   const out: Obj = {};
-  for (const h of responseHeaders(op, status, ctx.deprecated)) out[h.name] = { $ref: `#/components/headers/${headerKey(h.name, h.required)}` };
+  // Only the version's own operations are deprecated with it: the platform's (health, metrics, events, OAuth) are
+  // unversioned and never carry Deprecation or Sunset, whichever document lists them.
+  for (const h of responseHeaders(op, status, ctx.deprecated && op.version !== undefined)) out[h.name] = { $ref: `#/components/headers/${headerKey(h.name, h.required)}` };
   return out;
 }
 
