@@ -62,6 +62,8 @@ export function responseHeaders(op: Operation, status: number, deprecated = fals
   if (status === 503) out.push(spec('retryAfter', false));
   if (op.idempotent && success) out.push(spec('replayed', false));
   if (status === 401 && op.authentication === 'required') out.push(spec('wwwAuthenticate', true));
+  // The token endpoint challenges with Basic when the client tried Basic (RFC 6749 §5.2).
+  if (status === 401 && op.authentication === 'client') out.push(spec('wwwAuthenticate', false));
   if (status === 403 && op.authentication === 'required') out.push(spec('wwwAuthenticate', false));
   // Link is always there then: it carries rel="deprecation" beside any page links.
   if (deprecated) out.push(spec('deprecation', true), spec('sunset', true), spec('link', true));

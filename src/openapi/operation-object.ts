@@ -124,7 +124,7 @@ export function operationObject(op: Operation, ctx: OperationContext, errorRef: 
   for (const [code, schema] of Object.entries(op.output)) {
     const status = Number(code);
     responses[code] = {
-      description: REASONS[status] ?? 'OK',
+      description: REASONS[status] ?? STATUS_TEXT[status] ?? 'OK',
       headers: headersOf(op, status, ctx),
       ...(schema === null ? {} : { content: successContent(op, schema, ctx) }),
     };
