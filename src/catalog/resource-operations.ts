@@ -53,6 +53,16 @@ function parentOptional(byType: Record<string, JsonSchema>, field: string): Reco
   );
 }
 
+/**
+ * An item of a page: the whole object, or with `fields` (DESIGN §4 sparse fieldsets) only the fields named, so
+ * none is required then.
+ */
+function listItem(object: JsonSchema): JsonSchema {
+  return {
+    anyOf: [object, { type: 'object', additionalProperties: false, properties: object.properties, description: 'With `fields`: only the fields named.' }],
+  };
+}
+
 /** One object as `version` shows it. */
 export function objectInVersion(version: ApiVersion, r: CompiledResource): JsonSchema {
   return schemaInVersion(version, r.name, objectSchema(r), 'view');
@@ -120,7 +130,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
         path: base,
         kind: 'list',
         input: { query: listQuerySchema(r, version), headers: CONDITIONAL_LIST },
-        output: { 200: listSchema(r, objectInVersion(version, r)), 304: null },
+        output: { 200: listSchema(r, listItem(objectInVersion(version, r))), 304: null },
         errors: [...EVERY],
         csrf: false,
         idempotent: false,
@@ -278,7 +288,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           path,
           kind: 'list',
           input: { path: ID_PATH, query: listQuerySchema(c, version), headers: CONDITIONAL_LIST },
-          output: { 200: listSchema(c, objectInVersion(version, c)), 304: null },
+          output: { 200: listSchema(c, listItem(objectInVersion(version, c))), 304: null },
           errors: [...EVERY, 'NOT_FOUND'],
           csrf: false,
           idempotent: false,
