@@ -66,6 +66,7 @@ export function fieldSchema(field: FieldDef): JsonSchema {
     case 'object':
       // A copy: the lines below add defaults and nullability to it, and the shared schema must stay as it is.
       s = field.properties ? { ...objectSchemaOf(field.properties) } : { type: 'object' };
+      if (field.list) s = { type: 'array', items: s };
       break;
     case 'string[]':
       s = { type: 'array', maxItems: field.maxItems ?? 100, items: { type: 'string', minLength: 1, maxLength: field.maxLength ?? 100 } };

@@ -44,6 +44,8 @@ export interface FieldDef {
   references?: string;
   /** For `object`: its typed properties (a closed object); without them any JSON object is accepted. */
   properties?: Record<string, FieldDef>;
+  /** For `object`: the value is a JSON array of such objects (a delivery's `attempts`). */
+  list?: boolean;
   description?: string;
   /** Example values, for generated documentation. */
   examples?: unknown[];

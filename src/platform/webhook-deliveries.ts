@@ -24,7 +24,7 @@ export function webhookDeliveriesResource(): ResourceDef {
       event_id: f.uuid({ required: true, readOnly: true, filterable: true }),
       event_type: f.string({ required: true, readOnly: true, filterable: true }),
       status: f.enum(['pending', 'succeeded', 'failed'], { default: 'pending', filterable: true, readOnly: true }),
-      attempts: f.object({ readOnly: true, description: 'Every attempt: {at, status_code, duration_ms, error}.' }),
+      attempts: f.object({ list: true, readOnly: true, description: 'Every attempt: {at, status_code, duration_ms, error}.' }),
       /** When a worker may (next) attempt it; while a worker holds it, the end of its lease (30 s). */
       next_attempt_at: f.timestamp({ readOnly: true, filterable: true, sortable: true }),
       /** Which claim holds it: a worker whose lease ran out cannot record an attempt over a newer claim. */
