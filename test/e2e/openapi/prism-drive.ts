@@ -171,12 +171,13 @@ export async function drivePlatformResources(c: ProxyClient, v: DocName, actors:
   // An event for the endpoint: a product change.
   await c.send(v, 'PATCH', `/${v}/products/${productId}`, { json: { name: 'Prism product, changed' }, expect: 200 });
   let failed: string | undefined;
-  const deadline = Date.now() + 20_000;
-  for (let i = 0; i < 200 && !failed; i++) {
+  // A loaded machine delays the worker's poll: 30 s at most, one look per 100 ms.
+  const deadline = Date.now() + 30_000;
+  for (let i = 0; i < 300 && !failed; i++) {
     const list = await c.send(v, 'GET', `/${v}/webhook-endpoints/${endpoint}/webhook-deliveries?status=failed`, { expect: 200 });
     failed = list.body.data[0]?.id;
     if (!failed) {
-      assert.ok(Date.now() < deadline, 'a delivery failed within 20 s');
+      assert.ok(Date.now() < deadline, 'a delivery failed within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
