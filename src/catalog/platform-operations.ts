@@ -32,6 +32,16 @@ const TOKEN_REQUEST: JsonSchema = {
   properties: { grant_type: { const: 'client_credentials' }, scope: { type: 'string' }, client_id: { type: 'string' }, client_secret: { type: 'string' } },
 };
 
+/** RFC 6749 §5.2: the token endpoint's own error body (400 for a bad request, grant or scope; 401 when the client fails to authenticate). */
+const OAUTH_ERROR: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: { type: 'string', enum: ['invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type', 'invalid_scope'] },
+    error_description: { type: 'string' },
+  },
+};
+
 const TOKEN: JsonSchema = {
   type: 'object',
   required: ['access_token', 'token_type', 'expires_in'],
@@ -131,7 +141,7 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       path: '/oauth/token',
       kind: 'platform',
       input: { body: { 'application/x-www-form-urlencoded': TOKEN_REQUEST } },
-      output: { 200: TOKEN },
+      output: { 200: TOKEN, 400: OAUTH_ERROR, 401: OAUTH_ERROR },
       // RFC 6749 §5.2: the endpoint answers its errors in OAuth's body, not the Canon one; these are the transport failures before it.
       errors: ['UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'URI_TOO_LONG', 'NOT_ACCEPTABLE'],
       description: 'OAuth 2.0 client credentials grant (RFC 6749 §4.4): a bearer token for the client.',

@@ -46,6 +46,13 @@ function bodies(version: ApiVersion, r: CompiledResource, op: 'create' | 'replac
     : { 'application/json': loose, 'application/x-www-form-urlencoded': loose };
 }
 
+/** A nested create's bodies: the path names the parent, so the body need not repeat it (src/http/resource-routes.ts checkBody). */
+function parentOptional(byType: Record<string, JsonSchema>, field: string): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    Object.entries(byType).map(([type, schema]) => [type, { ...schema, required: ((schema.required ?? []) as string[]).filter((name) => name !== field) }]),
+  );
+}
+
 /** One object as `version` shows it. */
 export function objectInVersion(version: ApiVersion, r: CompiledResource): JsonSchema {
   return schemaInVersion(version, r.name, objectSchema(r), 'view');
@@ -285,7 +292,7 @@ export function resourceOperations(model: CompiledModel, version: ApiVersion): O
           method: 'POST',
           path,
           kind: 'create',
-          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: bodies(version, c, 'create') },
+          input: { path: ID_PATH, headers: IDEMPOTENCY_HEADERS, body: parentOptional(bodies(version, c, 'create'), translatePathDown(version, c.name, child.field)) },
           output: { 201: objectInVersion(version, c) },
           errors: [...EVERY, ...WITH_BODY, ...IDEMPOTENT, 'NOT_FOUND', 'CONFLICT', 'INVALID_STATE'],
           csrf: true,

@@ -1,5 +1,4 @@
 // The response headers of every operation by status (DESIGN §4–§10), as the catalog declares them: what the OpenAPI document lists and the test harness checks on every response.
-import { OPERATION_ACCEPTED_SCHEMA } from '../model/output-schema.js';
 import type { JsonSchema } from '../model/schema.js';
 import type { Operation } from './operation.js';
 
@@ -58,15 +57,16 @@ export function responseHeaders(op: Operation, status: number, deprecated = fals
   const conditional = (op.input.headers?.properties as Record<string, unknown> | undefined)?.['if-none-match'] !== undefined;
   if ((success && (OBJECT_KINDS.has(op.kind) || op.kind === 'list' || conditional)) || status === 304) out.push(spec('etag', true));
   if (op.kind !== 'platform' && ((success && OBJECT_KINDS.has(op.kind)) || (status === 304 && op.kind === 'read'))) out.push(spec('lastModified', true));
-  // A 202 of an asynchronous action says where its outcome is read; a 202 that only queues work again (a retried
-  // delivery) answers with the object itself.
-  if (status === 201 || (status === 202 && op.kind === 'action' && op.output[202] === OPERATION_ACCEPTED_SCHEMA)) out.push(spec('location', true));
+  // A 202 says where its progress is read: an asynchronous action's outcome, or the object a retried delivery is.
+  if (status === 201 || status === 202) out.push(spec('location', true));
   if (op.kind === 'list' && status === 200) out.push(spec('link', false));
   if (op.authentication === 'required') out.push(spec('limit', false), spec('remaining', false), spec('reset', false));
   if (status === 429) out.push(spec('retryAfter', true));
   if (status === 503) out.push(spec('retryAfter', false));
   if (op.idempotent && success) out.push(spec('replayed', false));
   if (status === 401 && op.authentication === 'required') out.push(spec('wwwAuthenticate', true));
+  // The token endpoint challenges with Basic when the client tried Basic (RFC 6749 §5.2).
+  if (status === 401 && op.authentication === 'client') out.push(spec('wwwAuthenticate', false));
   if (status === 403 && op.authentication === 'required') out.push(spec('wwwAuthenticate', false));
   // Link is always there then: it carries rel="deprecation" beside any page links.
   if (deprecated) out.push(spec('deprecation', true), spec('sunset', true), spec('link', true));

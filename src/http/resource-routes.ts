@@ -65,7 +65,9 @@ function objectResponse(version: ApiVersion, r: CompiledResource, loaded: Loaded
     'last-modified': lastModifiedOf(loaded.record),
     'cache-control': revealed ? 'no-store' : PRIVATE,
   };
-  if (status === 201) headers.location = objectPath(version, r, loaded.record.id);
+  // 201: where the new object is; 202 (an action whose effect follows later, a delivery's retry): where its
+  // progress is read, the object itself (http-api-conventions: a 202 carries a status location).
+  if (status === 201 || status === 202) headers.location = objectPath(version, r, loaded.record.id);
   const body = represent(version, r, loaded);
   return revealed ? { status, headers, body: JSON.stringify({ ...body, ...reveal }), sensitive: true } : { status, headers, body: JSON.stringify(body) };
 }

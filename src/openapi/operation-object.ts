@@ -73,7 +73,9 @@ export function headerKey(name: string, required: boolean): string {
 
 function headersOf(op: Operation, status: number, ctx: OperationContext): Obj {
   const out: Obj = {};
-  for (const h of responseHeaders(op, status, ctx.deprecated)) out[h.name] = { $ref: `#/components/headers/${headerKey(h.name, h.required)}` };
+  // Only the version's own operations are deprecated with it: the platform's (health, metrics, events, OAuth) are
+  // unversioned and never carry Deprecation or Sunset, whichever document lists them.
+  for (const h of responseHeaders(op, status, ctx.deprecated && op.version !== undefined)) out[h.name] = { $ref: `#/components/headers/${headerKey(h.name, h.required)}` };
   return out;
 }
 
@@ -122,7 +124,7 @@ export function operationObject(op: Operation, ctx: OperationContext, errorRef: 
   for (const [code, schema] of Object.entries(op.output)) {
     const status = Number(code);
     responses[code] = {
-      description: REASONS[status] ?? 'OK',
+      description: REASONS[status] ?? STATUS_TEXT[status] ?? 'OK',
       headers: headersOf(op, status, ctx),
       ...(schema === null ? {} : { content: successContent(op, schema, ctx) }),
     };
