@@ -1,5 +1,6 @@
 // What the Prism test sends to the platform's operations: health, metrics, events, discovery, guides, the documents themselves, the OAuth token endpoint and cookie sessions.
 import assert from 'node:assert/strict';
+import { DOCS_ASSETS } from '../../../src/catalog/docs-operations.js';
 import { expectError } from '../resources/expect.js';
 import type { Actors } from './prism-drive.js';
 import { PASSWORD } from './prism-drive.js';
@@ -18,6 +19,10 @@ export async function drivePlatform(c: ProxyClient, v: DocName): Promise<void> {
   const guide = await c.send(v, 'GET', '/docs/migrations/v1-to-v2', { key: null, headers: { accept: 'text/markdown' }, expect: 200 });
   assert.match(guide.headers['content-type'] ?? '', /^text\/markdown/);
   expectError(await c.send(v, 'GET', '/docs/migrations/v1-to-v9', { key: null, expect: 404 }), 404, 'ROUTE_NOT_FOUND');
+  // The reference for people (/docs): the page of this version, the renderer's files, the changelog.
+  await c.send(v, 'GET', `/docs?version=${v}`, { key: null, headers: { accept: 'text/html' }, expect: 200 });
+  for (const name of DOCS_ASSETS) await c.send(v, 'GET', `/docs/assets/${name}`, { key: null, expect: 200 });
+  await c.send(v, 'GET', '/docs/changelog', { key: null, headers: { accept: 'text/markdown' }, expect: 200 });
   const doc = await c.send(v, 'GET', `/${v}/openapi.json`, { key: null, expect: 200 });
   await c.send(v, 'GET', `/${v}/openapi.json`, { key: null, headers: { 'if-none-match': doc.headers.etag! }, expect: 304 });
 }
