@@ -130,7 +130,7 @@ export function fromInject(res: LightMyRequestResponse): Response {
   for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
   const raw = res.headers['set-cookie'];
   const setCookies = raw === undefined ? [] : Array.isArray(raw) ? raw : [String(raw)];
-  return { status: res.statusCode, headers: flat, setCookies, text: res.body, body: parse(res.body) };
+  return { status: res.statusCode, headers: flat, setCookies, text: res.body, body: parseBody(res.body) };
 }
 
 /** A `fetch` answer as a Response. */
@@ -138,10 +138,11 @@ export async function fromFetch(res: globalThis.Response): Promise<Response> {
   const text = await res.text();
   const flat: Record<string, string> = {};
   res.headers.forEach((v, k) => (flat[k.toLowerCase()] = v));
-  return { status: res.status, headers: flat, setCookies: res.headers.getSetCookie(), text, body: parse(text) };
+  return { status: res.status, headers: flat, setCookies: res.headers.getSetCookie(), text, body: parseBody(text) };
 }
 
-function parse(text: string): unknown {
+/** A body as JSON, or undefined when it is empty or not JSON. */
+export function parseBody(text: string): unknown {
   if (!text) return undefined;
   try {
     return JSON.parse(text);

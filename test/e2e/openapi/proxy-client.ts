@@ -1,6 +1,6 @@
 // A client that sends every request through the Prism proxy of its document, asserts Prism found no violation of the document in Canon's answer, and records which operation each request exercised.
 import assert from 'node:assert/strict';
-import { ADMIN_KEY, type Response } from '../../support/harness.js';
+import { ADMIN_KEY, parseBody, type Response } from '../../support/harness.js';
 
 export type DocName = 'v1' | 'v2';
 
@@ -108,7 +108,7 @@ export class ProxyClient {
     const seen = this.exercised.get(`${doc} ${route.operationId}`) ?? new Set<number>();
     seen.add(res.status);
     this.exercised.set(`${doc} ${route.operationId}`, seen);
-    return { status: res.status, headers: flat, setCookies: splitSetCookie(flat['set-cookie']), text, body: parse(text) };
+    return { status: res.status, headers: flat, setCookies: splitSetCookie(flat['set-cookie']), text, body: parseBody(text) };
   }
 }
 
@@ -121,13 +121,4 @@ function parseViolations(header: string | undefined, what: string): Violation[] 
 /** Prism joins several Set-Cookie headers with commas; a new cookie starts at `, name=`. */
 function splitSetCookie(value: string | undefined): string[] {
   return value === undefined ? [] : value.split(/,(?=\s*[A-Za-z0-9_-]+=)/).map((c) => c.trim());
-}
-
-function parse(text: string): unknown {
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
