@@ -38,6 +38,25 @@ for (const mode of MODES.filter((m) => m === 'inject' || m === 'listen/postgres'
         const withKey = await server.request('GET', `/${v}/openapi.json`);
         assert.equal(withKey.headers.etag, res.headers.etag, 'the same document for every caller');
       });
+
+      it(`GET /${v}/openapi.json compressed as asked: Brotli, then gzip, each with its own strong ETag`, async () => {
+        const plain = await server.request('GET', `/${v}/openapi.json`, { key: null });
+        for (const [accept, coding] of [
+          ['br, gzip', 'br'],
+          ['gzip', 'gzip'],
+          ['gzip;q=0, br;q=0', undefined],
+        ] as const) {
+          const res = await server.request('GET', `/${v}/openapi.json`, { key: null, headers: { 'accept-encoding': accept } });
+          assert.equal(res.status, 200);
+          assert.equal(res.headers['content-encoding'], coding, accept);
+          assert.match(res.headers.vary ?? '', /Accept-Encoding/);
+          if (coding) assert.notEqual(res.headers.etag, plain.headers.etag, 'a distinct validator per coding');
+          // fetch decodes what it asked for; inject hands the bytes over as they came.
+          if (server.mode.startsWith('listen')) assert.deepEqual(res.body, plain.body);
+          const again = await server.request('GET', `/${v}/openapi.json`, { key: null, headers: { 'accept-encoding': accept, 'if-none-match': res.headers.etag! } });
+          assert.equal(again.status, 304);
+        }
+      });
     }
   });
 }
