@@ -226,7 +226,7 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       output: { 200: { type: 'string', description: 'The guide, as Markdown (text/markdown).' } },
       produces: ['text/markdown'],
       // Documentation paths answer whatever Accept asks (src/http/app.ts DOCUMENTATION_PATHS).
-      errors: [...TRANSPORT.filter((c) => c !== 'NOT_ACCEPTABLE'), 'ROUTE_NOT_FOUND'],
+      errors: [...TRANSPORT.filter((c) => c !== 'NOT_ACCEPTABLE'), 'ROUTE_NOT_FOUND', 'RATE_LIMITED'],
       description: 'A migration guide between two versions (`v1-to-v2`): what a deprecated version’s `Link: <…>; rel="deprecation"` points at.',
     },
     {
@@ -276,7 +276,7 @@ export function documentOperations(versions: readonly string[]): Operation[] {
       },
       304: null,
     },
-    errors: [...TRANSPORT],
+    errors: [...TRANSPORT, 'RATE_LIMITED'],
     summary: `The OpenAPI document of ${version}`,
     description: `This API's ${version} as an OpenAPI 3.1 document: every operation, schema, header, error and security scheme, and the event types as webhooks. Public; a strong ETag.`,
   }));

@@ -288,7 +288,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       ...oauthHandlers(deps),
       ...sessionHandlers(deps),
       ...eventHandlers(deps, deps.events, eventVersion),
-      ...guideHandlers(),
+      ...guideHandlers(deps),
       ...docsHandlers(deps),
       ...openApiHandlers(deps),
     },

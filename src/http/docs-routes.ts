@@ -6,6 +6,7 @@ import type { HttpDeps } from './deps.js';
 import { asset, readDocsFiles, type Asset, type DocsFiles } from './docs-assets.js';
 import { DOCS_CSP, renderDocsPage } from './docs-page.js';
 import { readGuides } from './guide-routes.js';
+import { ipLimitHook } from './auth-hooks.js';
 import type { RouteSpec } from './operation-routes.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -55,6 +56,8 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
   );
 
   const reference: RouteSpec = {
+    // Anonymous traffic counts per client address, as on every public endpoint.
+    onRequest: ipLimitHook(deps),
     handler: async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       checkQuery(query, 'version');
@@ -73,6 +76,8 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
   };
 
   const assetRoute: RouteSpec = {
+    // Anonymous traffic counts per client address, as on every public endpoint.
+    onRequest: ipLimitHook(deps),
     handler: async (request, reply) => {
       const query = request.query as Record<string, unknown>;
       checkQuery(query, 'v');
@@ -85,6 +90,8 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
   };
 
   const changelog: RouteSpec = {
+    // Anonymous traffic counts per client address, as on every public endpoint.
+    onRequest: ipLimitHook(deps),
     handler: async (request, reply) => {
       if (!files.changelog) throw new AppError('ROUTE_NOT_FOUND', 'This server has no changelog.');
       return send(request, reply, files.changelog, PAGE_CACHE);

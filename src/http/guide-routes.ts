@@ -2,6 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { AppError } from '../errors/app-error.js';
+import { ipLimitHook } from './auth-hooks.js';
+import type { HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
 
 /** docs/migrations of the package: three levels above dist/src/http (and src/http when run from source). */
@@ -25,8 +27,10 @@ export function readGuides(dir = GUIDES_DIR): Map<string, string> {
 }
 
 /** The handler of `docs.migration` (src/catalog/platform-operations.ts). */
-export function guideHandlers(guides: Map<string, string> = readGuides()): Record<string, RouteSpec> {
+export function guideHandlers(deps: HttpDeps, guides: Map<string, string> = readGuides()): Record<string, RouteSpec> {
   const guide: RouteSpec = {
+    // Public: anonymous traffic counts per client address, as on every public endpoint.
+    onRequest: ipLimitHook(deps),
     handler: async (request, reply) => {
       const name = (request.params as { guide?: string }).guide ?? '';
       const text = guides.get(name);

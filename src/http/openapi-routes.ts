@@ -2,6 +2,7 @@
 import { renderOpenApi } from '../openapi/render.js';
 import { ifNoneMatchHits } from './conditional.js';
 import type { HttpDeps } from './deps.js';
+import { ipLimitHook } from './auth-hooks.js';
 import type { RouteSpec } from './operation-routes.js';
 import { choose, precompress, type Precompressed } from './precompressed.js';
 
@@ -11,6 +12,8 @@ export function openApiHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   for (const v of deps.model.versions) {
     let rendered: Precompressed | undefined;
     out[`${v.name}.openapi`] = {
+      // Public: anonymous traffic counts per client address, as on every public endpoint.
+      onRequest: ipLimitHook(deps),
       handler: async (request, reply) => {
         // ~380 KB of JSON, ~13 KB in Brotli: what a client that accepts compression pays for.
         rendered ??= precompress(

@@ -1,5 +1,6 @@
 // Issue 14.7: docs/guide.md proved from outside: the packed package installed into an empty folder, the guide's files written there as it shows them, the server started with its command, every request of its walk answered as it says.
 import assert from 'node:assert/strict';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -415,5 +416,15 @@ describe('docs/guide.md, from an empty folder with the packed package', () => {
     const shell = new Walk(app);
     for (const entry of entries) await shell.entry(entry);
     assert.ok(shell.vars.has('ANA') && shell.vars.has('TASK'));
+
+    // The guide's app describes itself too (issue 27): its own OpenAPI document, valid, with its own resources.
+    const doc = await fetch(`${origin}/v2/openapi.json`, { signal: AbortSignal.timeout(10_000) });
+    assert.equal(doc.status, 200);
+    const document = (await doc.json()) as { paths: Record<string, unknown> };
+    await SwaggerParser.validate(structuredClone(document) as never);
+    assert.ok(
+      Object.keys(document.paths).some((p) => p.startsWith('/v2/') && !p.startsWith('/v2/users') && !p.startsWith('/v2/api-keys')),
+      'the app’s own collections',
+    );
   });
 });

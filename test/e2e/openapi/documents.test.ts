@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { MODES, startServer, type TestServer } from '../../support/harness.js';
+import { GENEROUS_LIMITS, MODES, startServer, type TestServer } from '../../support/harness.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../../src/cli/main.js', import.meta.url));
@@ -99,6 +99,21 @@ describe('OpenAPI documents: what they say', () => {
     await assert.rejects(run(process.execPath, [CLI, 'openapi', '--version', '9'], { timeout: 60_000 }), (err: { stderr?: string }) =>
       /no version 9: this API serves v2, v1/.test(err.stderr ?? ''),
     );
+  });
+
+  it('the documents and /docs are public but limited: anonymous requests count per client address (429 with Retry-After)', async () => {
+    const server = await startServer('inject', { rateLimits: { ...GENEROUS_LIMITS, perIp: { limit: 3, periodSeconds: 60 } } });
+    try {
+      for (const path of ['/v2/openapi.json', '/docs', '/docs/migrations/v1-to-v2']) {
+        const headers = { 'x-forwarded-for': '198.51.100.7', accept: path === '/docs' ? 'text/html' : '*/*' };
+        let last = await server.request('GET', path, { key: null, headers });
+        for (let i = 0; i < 5 && last.status !== 429; i++) last = await server.request('GET', path, { key: null, headers });
+        assert.equal(last.status, 429, `${path}: ${last.text.slice(0, 200)}`);
+        assert.ok(Number(last.headers['retry-after']) > 0);
+      }
+    } finally {
+      await server.close();
+    }
   });
 
   it('under the query strategy the paths carry no version and each operation takes ?version=', async () => {
