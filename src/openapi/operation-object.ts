@@ -4,6 +4,7 @@ import { responseHeaders } from '../catalog/response-headers.js';
 import { securityOf } from '../catalog/security-schemes.js';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/catalog.js';
 import type { JsonSchema } from '../model/schema.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, PAGINATION_STYLES } from '../query/list-parameters.js';
 
 type Obj = Record<string, unknown>;
 
@@ -15,6 +16,16 @@ export interface OperationContext {
   /** Under the media-type strategy: the vendor type JSON bodies are served as besides application/json. */
   vendorType?: string;
 }
+
+/** How a collection pages (DESIGN §6): each style, the parameters that choose it, what the response carries. */
+const PAGINATION = {
+  default: 'cursor',
+  styles: Object.fromEntries(
+    Object.entries(PAGINATION_STYLES).map(([style, s]) => [style, { parameters: s.params.map((p) => p.name), response: s.envelope, description: s.description }]),
+  ),
+  maxLimit: MAX_LIMIT,
+  defaultLimit: DEFAULT_LIMIT,
+};
 
 const REASONS: Record<number, string> = {
   200: 'OK',
@@ -157,7 +168,7 @@ export function operationObject(op: Operation, ctx: OperationContext, errorRef: 
           requestBody: {
             // Actions take `{}` or no body at all.
             required: op.kind === 'create' || op.kind === 'replace' || op.kind === 'update',
-            content: Object.fromEntries(Object.entries(body).map(([type, schema]) => [type, { schema }])),
+            content: Object.fromEntries(Object.entries(body).map(([type, schema]) => [type, { schema: formWithToken(op, type, schema) }])),
           },
         }
       : {}),
@@ -165,7 +176,15 @@ export function operationObject(op: Operation, ctx: OperationContext, errorRef: 
     security: securityOf(op),
     'x-canon-error-codes': codes,
     ...(op.idempotent ? { 'x-canon-idempotent': true } : {}),
+    ...(op.kind === 'list' ? { 'x-canon-pagination': PAGINATION } : {}),
   };
+}
+
+/** An HTML form posting with a session cookie sends the CSRF token as a field (taken off the body before it is read). */
+function formWithToken(op: Operation, type: string, schema: JsonSchema): JsonSchema {
+  if (!op.csrf || type !== 'application/x-www-form-urlencoded' || schema.properties === undefined) return schema;
+  const csrf = { type: 'string', description: 'The session’s CSRF token, when the request is authenticated by the session cookie (instead of X-CSRF-Token).' };
+  return { ...schema, properties: { ...(schema.properties as object), csrf_token: csrf } };
 }
 
 function firstSentence(text: string): string {
