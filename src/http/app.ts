@@ -20,6 +20,8 @@ import { rawHeaderLines, securityHeaders } from './security-headers.js';
 import { sunsetError, VersionHeaders } from './version-headers.js';
 import { acceptsVendorJson, mediaTypeHook, pinningListener, repeatedVersionOf, unsupportedVersionOf, VersionSelector } from './version-selection.js';
 import { openApiHandlers } from './openapi-routes.js';
+import { DocumentCache } from './document-cache.js';
+import { FastDocuments } from './fast-documents.js';
 import { guideHandlers } from './guide-routes.js';
 import { DOCUMENTATION_PATHS } from '../catalog/docs-operations.js';
 import { docsHandlers } from './docs-routes.js';
@@ -42,6 +44,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** How many requests the lean GET path answered (src/http/fast-reads.ts). */
     fastReads: { served: number; immediate: number; declined: Record<string, string> };
+    /** How many OpenAPI documents the lean path answered (src/http/fast-documents.ts). */
+    fastDocuments: { served: number };
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
     servedRoutes: ReadonlyArray<{ method: string; url: string }>;
   }
@@ -96,6 +100,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const pinOf = async (req: IncomingMessage): Promise<string | undefined> =>
     (await deps.auth.authenticate({ headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) })).principal.apiVersion;
   const fast = new FastReads(deps, fixedHeaders);
+  const documents = new DocumentCache(deps);
+  const fastDocuments = new FastDocuments(deps, documents, fixedHeaders['strict-transport-security']);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
     // lines go through deps.log instead.
@@ -117,7 +123,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         // guardFraming answers a missing Host in the uniform error shape; Node's own answer has no body.
         requireHostHeader: false,
       };
-      const lean = fast.listener(handler as (req: IncomingMessage, res: ServerResponse) => void);
+      const fastify = handler as (req: IncomingMessage, res: ServerResponse) => void;
+      const lean = fastDocuments.listener(fast.listener(fastify), fastify);
       // The date strategy routes a request that names no version by its credential's pin, read before routing.
       const h = selector.strategy === 'date' ? pinningListener(selector, pinOf, lean) : lean;
       if (!config.tls) return guardFraming(createServer(options), h, fixedHeaders);
@@ -146,7 +153,11 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // From here on every lifecycle hook is seen: the lean read path serves a route only if it stands in for all of its hooks.
   const hooks = new HookRegistry(app);
   app.decorate('fastReads', fast.stats);
-  app.addHook('preClose', async () => fast.close());
+  app.decorate('fastDocuments', fastDocuments.stats);
+  app.addHook('preClose', async () => {
+    fast.close();
+    fastDocuments.close();
+  });
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyFormat', 'json');
 
@@ -274,6 +285,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The lean path checks the same pressure itself (watchPressure).
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
+  fastDocuments.watchPressure(() => app.isUnderPressure());
   // Only under the media-type strategy, where the lean read path stands aside (src/http/fast-reads.ts).
   if (selector.strategy === 'media-type')
     await hooks.acknowledge(() => {
@@ -290,7 +302,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       ...eventHandlers(deps, deps.events, eventVersion),
       ...guideHandlers(deps),
       ...docsHandlers(deps),
-      ...openApiHandlers(deps),
+      ...openApiHandlers(deps, documents),
     },
     resourceRoutes(deps),
     (op, spec) => {

@@ -101,6 +101,46 @@ describe('OpenAPI documents: what they say', () => {
     );
   });
 
+  it('a listening server answers GET /vN/openapi.json on its lean path with the same bytes and headers as the route', async () => {
+    const server = await startServer('listen');
+    try {
+      const before = server.app.fastDocuments.served;
+      const lean = await fetch(`${server.baseUrl!}/v1/openapi.json`, { headers: { 'accept-encoding': 'br' } });
+      const leanBytes = Buffer.from(await lean.arrayBuffer());
+      assert.equal(server.app.fastDocuments.served, before + 1, 'answered before Fastify');
+      // A query string sends it through Fastify's route (the lean path takes the exact path only).
+      const routed = await fetch(`${server.baseUrl!}/v1/openapi.json?x`, { headers: { 'accept-encoding': 'br' } });
+      assert.equal(server.app.fastDocuments.served, before + 1, 'answered by the route');
+      assert.deepEqual(leanBytes, Buffer.from(await routed.arrayBuffer()));
+      for (const name of ['etag', 'cache-control', 'vary', 'content-encoding', 'content-type', 'deprecation', 'sunset', 'link', 'x-content-type-options', 'x-ratelimit-limit']) {
+        assert.equal(lean.headers.get(name), routed.headers.get(name), name);
+      }
+      assert.ok(lean.headers.get('x-request-id'));
+      const notModified = await fetch(`${server.baseUrl!}/v1/openapi.json`, { headers: { 'accept-encoding': 'br', 'if-none-match': lean.headers.get('etag')! } });
+      assert.equal(notModified.status, 304);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the lean path keeps the per-address limit: past it, 429 with Retry-After', async () => {
+    const server = await startServer('listen', { rateLimits: { ...GENEROUS_LIMITS, perIp: { limit: 3, periodSeconds: 60 } } });
+    try {
+      const statuses: number[] = [];
+      let last: Response | undefined;
+      for (let i = 0; i < 5; i++) {
+        last = await fetch(`${server.baseUrl!}/v2/openapi.json`);
+        statuses.push(last.status);
+        await last.arrayBuffer();
+      }
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+      assert.ok(Number(last!.headers.get('retry-after')) > 0);
+      assert.ok(server.app.fastDocuments.served >= 3);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('the documents and /docs are public but limited: anonymous requests count per client address (429 with Retry-After)', async () => {
     const server = await startServer('inject', { rateLimits: { ...GENEROUS_LIMITS, perIp: { limit: 3, periodSeconds: 60 } } });
     try {
