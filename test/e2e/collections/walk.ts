@@ -1,9 +1,9 @@
-// The generic collection suite: every collection of the reference domain, 1,000 rows, every pagination style.
+// The generic collection suite: every collection of the reference domain, 1,000 rows, every pagination style (run per store by walk-*.test.ts).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SYSTEM } from '../../../src/model/principal.js';
 import { publicView } from '../../../src/services/views.js';
-import { MODES, startServer, type Mode, type TestServer } from '../../support/harness.js';
+import { startServer, type Mode, type TestServer } from '../../support/harness.js';
 import { comparator, fixtures, type CollectionFixture } from './fixtures.js';
 
 const ROWS = 1000;
@@ -101,6 +101,11 @@ function suite(mode: Mode, indexes: number[]): void {
   });
 }
 
-// Every fixture in-process on each store; over a real socket once, on products (fixture 0): the rest of
-// the HTTP surface is covered by test/e2e in every mode.
-for (const mode of MODES) suite(mode, mode.startsWith('inject') ? [0, 1, 2, 3, 4, 5, 6, 7] : [0]);
+/**
+ * Every fixture in-process on the store of `modes`; over a real socket once, on products (fixture 0): the rest of
+ * the HTTP surface is covered by test/e2e in every mode. One file per store, so neither comes near the runner's
+ * per-file time limit on a loaded machine and the two can run at once (CANON_TEST_CONCURRENCY).
+ */
+export function walkSuites(modes: readonly Mode[]): void {
+  for (const mode of modes) suite(mode, mode.startsWith('inject') ? [0, 1, 2, 3, 4, 5, 6, 7] : [0]);
+}
