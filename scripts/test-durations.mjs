@@ -2,7 +2,9 @@
 //
 // A file's top-level tests and suites run one after another, so their durations add up to the file's time less
 // its start-up (loading modules). Files run at once (CANON_TEST_CONCURRENCY) share the machine: their times are
-// longer than alone, the shares still show which files to look at first.
+// longer than alone, the shares still show which files to look at first. Node names the file that defines a test
+// (after source maps): a suite module shared by several test files (walk.ts, contract.ts) counts them together,
+// and a file the runner ends at its time limit shows under its compiled path.
 import { relative } from 'node:path';
 
 const SHOWN = 20;
@@ -25,7 +27,7 @@ export default async function* durations(source) {
   }
   const rows = [...files].map(([file, entry]) => ({ file: relative(process.cwd(), file), ...entry })).sort((a, b) => b.ms - a.ms);
   const total = rows.reduce((sum, r) => sum + r.ms, 0);
-  yield `\nslowest test files (top-level test time; ${rows.length} files, ${(total / 1000).toFixed(1)} s in all):\n`;
+  yield `\nslowest test files (top-level test time by defining file; ${rows.length} files, ${(total / 1000).toFixed(1)} s in all):\n`;
   for (const r of rows.slice(0, SHOWN)) {
     yield `${(r.ms / 1000).toFixed(1).padStart(7)} s ${((100 * r.ms) / (total || 1)).toFixed(1).padStart(5)} %  ${r.file} (${r.tests} tests${r.failed ? `, ${r.failed} failed` : ''})\n`;
   }
