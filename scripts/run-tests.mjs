@@ -2,6 +2,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 function collect(dir) {
   const out = [];
@@ -22,7 +23,11 @@ if (files.length === 0) {
   process.exit(1);
 }
 // A per-test time limit, so a hung test fails instead of stalling CI. CANON_TEST_CONCURRENCY runs that many files
-// at once (Node's default is one less than the cores: one file at a time on a 2-core machine, as CI runs them).
+// at once (Node's default is one less than the cores: one file at a time on a 2-core machine; .ci/run sets 2).
 const concurrency = process.env.CANON_TEST_CONCURRENCY ? [`--test-concurrency=${process.env.CANON_TEST_CONCURRENCY}`] : [];
-const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-timeout=180000', ...concurrency, ...files], { stdio: 'inherit' });
+// The spec reporter (Node 24's default; Node 20's default off a terminal is TAP, thousands of lines), then the
+// slowest files and their share of the time (test-durations.mjs): where to look when the suite grows slow.
+const durations = fileURLToPath(new URL('./test-durations.mjs', import.meta.url));
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${durations}`, '--test-reporter-destination=stdout'];
+const result = spawnSync(process.execPath, ['--enable-source-maps', '--test', '--test-timeout=180000', ...concurrency, ...reporters, ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
