@@ -2,6 +2,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Catalog } from '../../src/catalog/catalog.js';
+import { eventSchema, eventTypes } from '../../src/catalog/event-catalog.js';
 import { responseHeaders } from '../../src/catalog/response-headers.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
 import type { CompiledModel } from '../../src/model/compile.js';
@@ -34,6 +35,30 @@ const BEFORE_ROUTING: ReadonlySet<ErrorCode> = new Set([
   'NOT_ACCEPTABLE',
   'RATE_LIMITED',
 ]);
+
+/** Events of the feed checked against the event catalog: their type is one it lists, their payload its schema in the version they are shown in. */
+function eventViolations(model: CompiledModel, events: unknown[]): string[] {
+  const out: string[] = [];
+  const types = new Map(eventTypes(model).map((e) => [e.type, e]));
+  for (const event of events.slice(0, SAMPLE * 3) as Array<{ type?: string; api_version?: string }>) {
+    const type = types.get(event.type ?? '');
+    const version = model.versions.find((v) => v.date === event.api_version);
+    if (!type || !version) {
+      out.push(`event ${String(event.type)} (${String(event.api_version)}) is not in the event catalog`);
+      continue;
+    }
+    const key = `${version.name} ${type.type}`;
+    let validate = eventValidators.get(model)?.get(key);
+    if (!validate) {
+      validate = ajv.compile(eventSchema(model, version, type));
+      if (!eventValidators.has(model)) eventValidators.set(model, new Map());
+      eventValidators.get(model)!.set(key, validate);
+    }
+    if (!validate(event)) out.push(`event ${key}: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 400)}`);
+  }
+  return out;
+}
+const eventValidators = new WeakMap<CompiledModel, Map<string, ValidateFunction>>();
 
 /** How many items of a page are checked. */
 const SAMPLE = 3;
@@ -86,6 +111,7 @@ export function violations(catalog: Catalog, model: CompiledModel, method: strin
     const body = res.body as { data?: unknown };
     const sample = op.kind === 'list' && Array.isArray(body?.data) && body.data.length > SAMPLE ? { ...body, data: body.data.slice(0, SAMPLE) } : res.body;
     if (!validate(sample)) out.push(`${op.id} ${res.status} body: ${ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 600)}`);
+    if (op.id === 'events.list') out.push(...eventViolations(model, (res.body as { data?: unknown[] }).data ?? []));
   }
   return out;
 }
