@@ -1,6 +1,6 @@
 // Issue 27.7: GET /docs, its assets and the changelog through HTTP: status, media types, validators and caching, the CSP, the version switcher under every strategy, and the start banner's docs URL.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,6 +208,24 @@ for (const mode of MODES.filter((m) => m.startsWith('inject'))) {
   });
 }
 
+/** `canon serve` on a free port, in memory, from the CLI at `cli`, killed when the file's process exits. */
+function serve(cli: string, cwd: string): ChildProcess {
+  return reapOnExit(
+    spawn(process.execPath, [cli, 'serve', '--port', '0'], {
+      cwd,
+      env: {
+        ...process.env,
+        ...TEST_PROCESS_ENV,
+        DATABASE_URL: 'sqlite::memory:',
+        CANON_ADMIN_API_KEY: 'ck_docs_banner_admin_key_0123456789',
+        CANON_SEED: '0',
+        CANON_LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
+}
+
 describe('/docs under each versioning strategy', () => {
   for (const strategy of ['path', 'query', 'header', 'media-type', 'date'] as const) {
     it(`${strategy}: each version’s page fetches that version’s OpenAPI document (the URL and headers it names answer it)`, async () => {
@@ -233,20 +251,7 @@ describe('canon serve', () => {
   it('prints the docs URL in its start banner, and the URL serves the reference', async () => {
     // In a folder of its own: nothing it might write lands in the checkout.
     const cwd = mkdtempSync(join(tmpdir(), 'canon-docs-banner-'));
-    const child = reapOnExit(
-      spawn(process.execPath, [CLI, 'serve', '--port', '0'], {
-        cwd,
-        env: {
-          ...process.env,
-          ...TEST_PROCESS_ENV,
-          DATABASE_URL: 'sqlite::memory:',
-          CANON_ADMIN_API_KEY: 'ck_docs_banner_admin_key_0123456789',
-          CANON_SEED: '0',
-          CANON_LOG_LEVEL: 'warn',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      }),
-    );
+    const child = serve(CLI, cwd);
     try {
       let output = '';
       const docsUrl = await new Promise<string>((resolve, reject) => {
@@ -260,8 +265,8 @@ describe('canon serve', () => {
             resolve(m[2]!);
           }
         };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+        child.stdout!.on('data', onData);
+        child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
         child.once('exit', (code) => {
           clearTimeout(timer);
           reject(new Error(`canon exited with ${code}:\n${output}`));
@@ -293,20 +298,7 @@ describe('a build without the renderer', () => {
       cpSync(join(ROOT, 'package.json'), join(root, 'package.json'));
       mkdirSync(join(root, 'node_modules'));
       for (const name of readdirSync(join(ROOT, 'node_modules'))) if (name !== 'redoc') symlinkSync(join(ROOT, 'node_modules', name), join(root, 'node_modules', name));
-      child = reapOnExit(
-        spawn(process.execPath, [join(root, 'dist/src/cli/main.js'), 'serve', '--port', '0'], {
-          cwd: root,
-          env: {
-            ...process.env,
-            ...TEST_PROCESS_ENV,
-            DATABASE_URL: 'sqlite::memory:',
-            CANON_ADMIN_API_KEY: 'ck_docs_banner_admin_key_0123456789',
-            CANON_SEED: '0',
-            CANON_LOG_LEVEL: 'warn',
-          },
-          stdio: ['ignore', 'pipe', 'pipe'],
-        }),
-      );
+      child = serve(join(root, 'dist/src/cli/main.js'), root);
       let output = '';
       const base = await new Promise<string>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`canon did not start in 20 s:\n${output}`)), 20_000);
