@@ -1,5 +1,5 @@
 // The event catalog (DESIGN §9): every event type the model can emit, with its payload schema in each version.
-import type { CompiledModel, CompiledResource } from '../model/compile.js';
+import { emitsEvents, type CompiledModel } from '../model/compile.js';
 import type { JsonSchema } from '../model/schema.js';
 import type { ApiVersion } from '../model/versions.js';
 import { objectInVersion } from './resource-operations.js';
@@ -11,11 +11,6 @@ export interface EventType {
   description: string;
   /** Updates carry the changed fields' earlier values. */
   previous: boolean;
-}
-
-/** Whether a resource's changes write events (src/services/resource-service.ts emitsEvents). */
-export function emitsEvents(r: CompiledResource): boolean {
-  return !r.def.internal && r.def.events !== false;
 }
 
 /** Every event type of the app: each resource's created, updated and deleted, and its state events. */

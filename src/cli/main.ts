@@ -165,7 +165,7 @@ async function createKey(config: Config, name: string | undefined, userId: strin
 /** `canon openapi`: the document a server with this configuration serves, without opening a store. */
 async function printOpenApi(config: Config, version: string | undefined, out: string | undefined): Promise<void> {
   const model = compileModel(withPlatform(await appFor(config)));
-  const { body } = renderOpenApi({
+  const body = renderOpenApi({
     model,
     version: version ?? newestVersion(model).name,
     strategy: config.versioning,

@@ -13,7 +13,7 @@ export class DocumentCache {
     let doc = this.rendered.get(version);
     if (!doc) {
       const { model, catalog, config, cookieNames } = this.deps;
-      doc = precompress(renderOpenApi({ model, catalog, version, strategy: config.versioning, sessionCookie: cookieNames.session }).body);
+      doc = precompress(renderOpenApi({ model, catalog, version, strategy: config.versioning, sessionCookie: cookieNames.session }));
       this.rendered.set(version, doc);
     }
     return doc;

@@ -196,3 +196,8 @@ export function resourceOf(model: CompiledModel, name: string): CompiledResource
   if (!r) throw new Error(`unknown resource ${name}`);
   return r;
 }
+
+/** Whether a resource's changes write events: not platform bookkeeping, not records about the event pipeline itself. */
+export function emitsEvents(r: CompiledResource): boolean {
+  return !r.def.internal && r.def.events !== false;
+}

@@ -1,7 +1,7 @@
 // Schemas per version (DESIGN §10): the newest version's schemas, generated from the model, walked down the version changes to what each older version takes and shows.
 import type { JsonSchema } from './schema.js';
 import type { VersionChange } from './version-changes.js';
-import type { ApiVersion } from './versions.js';
+import { changesDown, type ApiVersion } from './versions.js';
 
 /** `body`: what a client sends (a computed field is accepted and ignored); `view`: what it receives. */
 export type SchemaKind = 'body' | 'view';
@@ -63,13 +63,6 @@ export function schemaDown(change: VersionChange, schema: JsonSchema, kind: Sche
     if (kind === 'view') outRequired.push(m.computed.field);
   }
   return { ...schema, properties: out, required: [...new Set(outRequired)] };
-}
-
-/** The changes from `version` up to the newest for one resource, newest first: the order schemas walk down. */
-function changesDown(version: ApiVersion, resource: string): VersionChange[] {
-  const up: VersionChange[] = [];
-  for (let v: ApiVersion | undefined = version; v?.newer; v = v.newer) up.push(...v.changesToNext.filter((c) => c.resource === resource));
-  return up.reverse();
 }
 
 /** An object schema of the newest version, as `version` names it; the same object when nothing changed. */

@@ -89,6 +89,11 @@ function chain(version: ApiVersion, resource: string): { up: VersionChange[]; do
   return found;
 }
 
+/** The changes from `version` up to the newest for one resource, newest first: the order views and schemas walk down. */
+export function changesDown(version: ApiVersion, resource: string): readonly VersionChange[] {
+  return chain(version, resource).down;
+}
+
 /** A request body written for `version`, in the newest shape. */
 export function translateUp(version: ApiVersion, resource: string, body: Record<string, unknown>): Record<string, unknown> {
   let out = body;

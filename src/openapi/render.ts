@@ -1,14 +1,7 @@
-// An OpenAPI document as served: its JSON text and strong ETag, and as committed (docs/openapi, indented).
-import { createHash } from 'node:crypto';
+// An OpenAPI document as served (compact JSON text) and as committed (docs/openapi, indented).
 import { buildCatalog, type Catalog } from '../catalog/catalog.js';
 import type { CompiledModel } from '../model/compile.js';
 import { openApiDocument, type VersionStrategy } from './document.js';
-
-export interface RenderedDocument {
-  body: string;
-  /** A strong validator (RFC 9110 §8.8.3): the digest of the bytes. */
-  etag: string;
-}
 
 export interface RenderInput {
   model: CompiledModel;
@@ -27,14 +20,14 @@ export function versionNamed(model: CompiledModel, version: string): string {
   return name;
 }
 
-export function renderOpenApi(input: RenderInput): RenderedDocument {
+/** The document as served: compact JSON text (src/http/precompressed.ts gives each coding its ETag). */
+export function renderOpenApi(input: RenderInput): string {
   const name = versionNamed(input.model, input.version);
   const version = input.model.versions.find((v) => v.name === name)!;
   const catalog = input.catalog ?? buildCatalog(input.model);
   const doc = openApiDocument({ catalog, model: input.model, version, strategy: input.strategy, sessionCookie: input.sessionCookie });
   // Served compact (the committed copy in docs/openapi is indented: the drift check compares the JSON, not the bytes).
-  const body = JSON.stringify(doc);
-  return { body, etag: `"${createHash('sha256').update(body).digest('base64url')}"` };
+  return JSON.stringify(doc);
 }
 
 /** The committed form of a served document: the same JSON, two-space indented, newline-terminated. */

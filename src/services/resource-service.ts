@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { SYSTEM, type Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
-import { newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
+import { emitsEvents, newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
 import { actionInputSchema } from '../model/schema.js';
@@ -64,10 +64,6 @@ export type Precondition = (loaded: Loaded) => boolean;
 const HOOK_LIST_LIMIT = 10_000;
 
 /** Internal resources and those that opt out (ResourceDef.events) write no events. */
-function emitsEvents(r: CompiledResource): boolean {
-  return !r.def.internal && r.def.events !== false;
-}
-
 export class ResourceService {
   constructor(
     private readonly store: Store,
