@@ -71,7 +71,7 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', 'packages/*/dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

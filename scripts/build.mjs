@@ -18,11 +18,17 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** What tsconfig.json compiles from (its `include`), and the files that change how it compiles. */
-const INPUT_DIRS = ['src', 'examples', 'test'];
-const INPUT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json'];
+const INPUT_DIRS = ['src', 'examples', 'test', 'packages/client/src'];
+const INPUT_FILES = ['tsconfig.json', 'package.json', 'package-lock.json', 'packages/client/tsconfig.json', 'packages/client/package.json'];
 const STAMP = join(ROOT, 'dist', '.build-stamp');
 /** What `npm start` runs: a stamp without it (dist/ partly deleted) does not count. */
 const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+/**
+ * The typed client (packages/client, its own tsconfig: DOM types and no Node types, so nothing Node-only slips
+ * into the browser build). Built first: the tests in tsconfig.json import its dist/.
+ */
+const CLIENT = join(ROOT, 'packages', 'client');
+const CLIENT_ENTRY = join(CLIENT, 'dist', 'index.js');
 /**
  * The /docs renderer (src/http/docs-assets.ts RENDERER_FILES): Redoc's standalone bundle and its licences, from
  * the redoc devDependency into dist/assets, so the packed package (package.json files) carries them without
@@ -65,7 +71,7 @@ function fingerprint(root) {
 
 function current(print) {
   try {
-    return existsSync(ENTRY) && RENDERER.every(([, to]) => existsSync(join(ASSETS, to))) && readFileSync(STAMP, 'utf8') === print;
+    return existsSync(ENTRY) && existsSync(CLIENT_ENTRY) && RENDERER.every(([, to]) => existsSync(join(ASSETS, to))) && readFileSync(STAMP, 'utf8') === print;
   } catch (err) {
     if (err.code === 'ENOENT') return false;
     throw err;
@@ -79,9 +85,11 @@ function main() {
   // A build that fails leaves no stamp at all, not even an earlier one: what it did not finish is built next time.
   rmSync(STAMP, { force: true });
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.json')], { cwd: ROOT, stdio: 'inherit' });
-  if (result.error) throw result.error;
-  if (result.status !== 0) return result.status ?? 1;
+  for (const project of [join(CLIENT, 'tsconfig.json'), join(ROOT, 'tsconfig.json')]) {
+    const result = spawnSync(process.execPath, [tsc, '-p', project], { cwd: ROOT, stdio: 'inherit' });
+    if (result.error) throw result.error;
+    if (result.status !== 0) return result.status ?? 1;
+  }
   const redoc = join(ROOT, 'node_modules', 'redoc');
   const absent = RENDERER.filter(([from]) => !existsSync(join(redoc, from)));
   if (absent.length > 0) {
