@@ -42,7 +42,7 @@ export interface Credential {
   headers(method: Method, url: string): Record<string, string> | Promise<Record<string, string>>;
   /** Sees every answer (a cookie jar keeps its `Set-Cookie`s). */
   received?(response: Response, url: string): void;
-  /** Whether a refused answer can be mended with fresh credentials: the request is then sent once more. */
+  /** Whether a refused answer can be mended with fresh credentials (`sent`: what `headers` gave that try): the request is then sent once more. */
   recover?(error: CanonError, sent: Record<string, string>, url: string): Promise<boolean>;
   /** The fetch `credentials` mode: browser sessions let the browser carry the cookie (`include`). */
   readonly fetchCredentials?: RequestCredentials;
@@ -105,7 +105,8 @@ export class Transport {
     let uncertain = false;
     let recovered = false;
     for (let attempt = 1; ; attempt++) {
-      const sent = credential === undefined ? headers : { ...headers, ...(await credential.headers(method, url)) };
+      const auth = credential === undefined ? undefined : await credential.headers(method, url);
+      const sent = auth === undefined ? headers : { ...headers, ...auth };
       let response: Response;
       let text: string;
       try {
@@ -141,7 +142,7 @@ export class Transport {
       const after = retryAfterMs(response.headers.get('retry-after'), response.headers.get('date'), Date.now());
       const error = errorOf(status, response, text, attempt, after);
       // Refused credentials (an expired token or session, a stale CSRF token) are mended once, then tried again.
-      if (!recovered && credential?.recover !== undefined && (status === 401 || status === 403) && (await credential.recover(error, sent, url))) {
+      if (!recovered && credential?.recover !== undefined && (status === 401 || status === 403) && (await credential.recover(error, auth!, url))) {
         recovered = true;
         attempt--;
         continue;

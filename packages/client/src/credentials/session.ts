@@ -25,6 +25,9 @@ export class SessionCredential implements Credential {
   private readonly jar: CookieJar | undefined;
   private csrf: string | undefined;
   private pending: Promise<unknown> | undefined;
+  /** Counts logins; `issued` says which login each headers object was made under. */
+  private logins = 0;
+  private readonly issued = new WeakMap<object, number>();
 
   constructor(
     private readonly options: SessionOptions,
@@ -47,6 +50,7 @@ export class SessionCredential implements Credential {
     const cookie = this.jar?.header(url);
     if (cookie !== undefined) headers.cookie = cookie;
     if (UNSAFE.has(method) && this.csrf !== undefined) headers['x-csrf-token'] = this.csrf;
+    this.issued.set(headers, this.logins);
     return headers;
   }
 
@@ -56,14 +60,11 @@ export class SessionCredential implements Credential {
   }
 
   /** 401: the session ended (expired, logged out, the password changed); 403 CSRF_TOKEN_INVALID: the token is stale. */
-  async recover(error: CanonError, sent: Record<string, string>, url: string): Promise<boolean> {
+  async recover(error: CanonError, sent: Record<string, string>): Promise<boolean> {
     if (error.status === 401 && this.canLogIn) {
-      // Log in again unless a concurrent call did since this request was sent (the jar then holds another
-      // cookie); a browser hides the cookie, and only logins that overlap in time are shared there.
-      await this.once(() => {
-        const now = this.jar?.header(url);
-        return now === undefined || now === sent.cookie ? this.login() : Promise.resolve();
-      });
+      // Log in again unless a concurrent call did since this request was sent.
+      const under = this.issued.get(sent);
+      await this.once(() => (under === this.logins ? this.login() : Promise.resolve()));
       return true;
     }
     if (error.status === 403 && error.code === 'CSRF_TOKEN_INVALID') {
@@ -86,6 +87,7 @@ export class SessionCredential implements Credential {
     });
     const body = reply.body as SessionBody;
     this.csrf = body.csrf_token;
+    this.logins++;
     return body;
   }
 
