@@ -45,7 +45,7 @@ export interface Credential {
   /** Whether a refused answer can be mended with fresh credentials (`sent`: what `headers` gave that try): the request is then sent once more. */
   recover?(error: CanonError, sent: Record<string, string>, url: string): Promise<boolean>;
   /** The fetch `credentials` mode: browser sessions let the browser carry the cookie (`include`). */
-  readonly fetchCredentials?: RequestCredentials;
+  readonly fetchCredentials?: RequestInit['credentials'];
 }
 
 export interface TransportOptions {

@@ -21,7 +21,7 @@ export interface SessionOptions {
 const UNSAFE: ReadonlySet<Method> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export class SessionCredential implements Credential {
-  readonly fetchCredentials: RequestCredentials | undefined;
+  readonly fetchCredentials: RequestInit['credentials'];
   private readonly jar: CookieJar | undefined;
   private csrf: string | undefined;
   private pending: Promise<unknown> | undefined;
