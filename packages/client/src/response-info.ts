@@ -16,28 +16,29 @@ export interface ResponseInfo {
   headers: Headers;
 }
 
-const infos = new WeakMap<object, ResponseInfo>();
+/** The reply each body came in; its facts are read from the headers only when asked for (most callers never ask). */
+const replies = new WeakMap<object, Reply>();
 
-/** The body of a reply, remembered with the reply's facts when it is an object. */
+/** The body of a reply, remembered with the reply when it is an object. */
 export function bodyOf(reply: Reply): unknown {
   const { body } = reply;
-  if (typeof body === 'object' && body !== null) {
-    const h = reply.headers;
-    infos.set(body, {
-      status: reply.status,
-      etag: h.get('etag') ?? undefined,
-      lastModified: h.get('last-modified') ?? undefined,
-      location: h.get('location') ?? undefined,
-      requestId: h.get('x-request-id') ?? undefined,
-      replayed: h.get('idempotent-replayed') === 'true',
-      fromCache: reply.fromCache,
-      headers: h,
-    });
-  }
+  if (typeof body === 'object' && body !== null) replies.set(body, reply);
   return body;
 }
 
 /** The answer a body came with: `responseOf(await client.products.get(id))?.etag`. Undefined for a value no method returned. */
 export function responseOf(body: object): ResponseInfo | undefined {
-  return infos.get(body);
+  const reply = replies.get(body);
+  if (reply === undefined) return undefined;
+  const h = reply.headers;
+  return {
+    status: reply.status,
+    etag: h.get('etag') ?? undefined,
+    lastModified: h.get('last-modified') ?? undefined,
+    location: h.get('location') ?? undefined,
+    requestId: h.get('x-request-id') ?? undefined,
+    replayed: h.get('idempotent-replayed') === 'true',
+    fromCache: reply.fromCache,
+    headers: h,
+  };
 }

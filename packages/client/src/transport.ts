@@ -132,8 +132,8 @@ export class Transport {
           }
         } else {
           body = parse(text, status, response.headers);
-          const etag = response.headers.get('etag');
-          if (cache !== undefined && status === 200 && etag !== null) cache.set(url, { etag, text });
+          const etag = cache !== undefined && status === 200 ? response.headers.get('etag') : null;
+          if (etag !== null) cache!.set(url, { etag, text });
         }
         return { status, headers: response.headers, body, url, fromCache };
       }
