@@ -6,9 +6,13 @@ import { PG_URL } from '../support/pg.js';
 import { errorBody, faultProxy } from './proxy.js';
 import { canon, recordingFetch } from './support.js';
 import type * as Jar from '../../packages/client/dist/credentials/cookie-jar.js';
+import type * as Credentials from '../../packages/client/dist/credentials/index.js';
+import type * as TransportModule from '../../packages/client/dist/transport.js';
 
 const { createClient, CanonError } = canon;
 const jar: typeof Jar = await import(new URL('../../../packages/client/dist/credentials/cookie-jar.js', import.meta.url).href);
+const credentials: typeof Credentials = await import(new URL('../../../packages/client/dist/credentials/index.js', import.meta.url).href);
+const transports: typeof TransportModule = await import(new URL('../../../packages/client/dist/transport.js', import.meta.url).href);
 const MODES: Mode[] = ['listen', ...(PG_URL ? (['listen/postgres'] as const) : [])];
 const PASSWORD = 'long enough password';
 
@@ -174,6 +178,30 @@ describe('canon-client browser sessions and the cookie jar', () => {
     assert.ok(recorder.sent.every((r) => r.credentials === 'include' && r.headers.cookie === undefined));
     assert.equal(recorder.sent[2]!.headers['x-csrf-token'], 'csrf-1');
     assert.throws(() => createClient({ baseUrl: 'https://shop.example', session: { email: 'a@b.c' } }), /both an email and a password/);
+  });
+
+  it('requests made outside the transport (the event stream) get the client’s headers, the credential’s, and its fetch mode', async () => {
+    const recorder = recordingFetch(async () => new Response('', { status: 200 }));
+    const make = (options: Credentials.CredentialOptions) => {
+      const t = new transports.Transport({
+        baseUrl: 'https://api.test',
+        fetch: recorder.fetch,
+        retries: { attempts: 1, baseDelayMs: 0, maxDelayMs: 0, maxElapsedMs: 0 },
+        cache: undefined,
+        headers: { 'user-agent': 'ua' },
+        timeoutMs: 0,
+      });
+      t.credential = credentials.credentialOf(options, t, '/v2/sessions');
+      return t;
+    };
+    const keyed = make({ apiKey: 'ck_k' });
+    assert.deepEqual(await keyed.headersFor('GET', 'https://api.test/events'), { 'user-agent': 'ua', 'x-api-key': 'ck_k' });
+    await keyed.fetch('https://api.test/events', { method: 'GET' });
+    assert.equal(recorder.sent[0]!.credentials, undefined);
+    const browser = make({ session: { cookies: 'browser' } });
+    assert.deepEqual(await browser.headersFor('GET', 'https://api.test/events'), { 'user-agent': 'ua' }, 'a GET needs no CSRF token, and the browser keeps the cookie');
+    await browser.fetch('https://api.test/events', { method: 'GET' });
+    assert.equal(recorder.sent[1]!.credentials, 'include');
   });
 
   it('the jar: Path, Secure, Max-Age and Expires as RFC 6265 says; longer paths first', () => {

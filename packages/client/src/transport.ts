@@ -155,6 +155,19 @@ export class Transport {
     }
   }
 
+  /** The headers of a request made outside `send` (the event stream): the client's own, then the credential's. */
+  async headersFor(method: Method, url: string): Promise<Record<string, string>> {
+    const auth = this.credential === undefined ? undefined : await this.credential.headers(method, url);
+    return { ...this.options.headers, ...auth };
+  }
+
+  /** The fetch for requests made outside `send`, with the credential's fetch mode (a browser session's cookie). */
+  get fetch(): typeof fetch {
+    const mode = this.credential?.fetchCredentials;
+    const inner = this.options.fetch;
+    return mode === undefined ? inner : (input, init) => inner(input, { ...init, credentials: mode });
+  }
+
   /** One try: the answer and its whole body, or a throw when either does not arrive (in time). */
   private async attempt(
     url: string,
