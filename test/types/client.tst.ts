@@ -13,6 +13,9 @@ describe('createClient', () => {
     expect(v2).type.toBe<CanonClient<2>>();
     expect(v1).type.toBe<CanonClient<1>>();
     expect(createClient).type.not.toBeCallableWith({ baseUrl: 'http://x', version: 3 });
+    const chosen = createClient({ baseUrl: 'http://x', version: Math.random() > 0.5 ? 1 : 2 });
+    expect(chosen).type.toBe<CanonClient<1> | CanonClient<2>>();
+    if (chosen.version === 1) expect(chosen).type.toBe<CanonClient<1>>();
     expect(createClient).type.not.toBeCallableWith({ apiKey: 'ck_x' });
   });
 

@@ -50,6 +50,8 @@ export type CanonClient<V extends ApiVersion = 2> = Resources<PathsOf[V], `/v${V
 
 export function createClient(options: ClientOptions<1> & { version: 1 }): CanonClient<1>;
 export function createClient(options: ClientOptions<2>): CanonClient<2>;
+/** A version known only at run time: narrow the result by its `version`. */
+export function createClient(options: ClientOptions): CanonClient<1> | CanonClient<2>;
 export function createClient(options: ClientOptions): CanonClient<1> | CanonClient<2> {
   if (typeof options !== 'object' || options === null) throw new TypeError('createClient takes an options object');
   const { baseUrl } = options;
