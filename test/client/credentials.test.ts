@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { ADMIN_KEY, startServer, type Mode, type TestServer } from '../support/harness.js';
 import { PG_URL } from '../support/pg.js';
 import { errorBody, faultProxy } from './proxy.js';
+import type { CanonClient } from '../../packages/client/dist/index.js';
 import { canon, recordingFetch } from './support.js';
 import type * as Jar from '../../packages/client/dist/credentials/cookie-jar.js';
 import type * as Credentials from '../../packages/client/dist/credentials/index.js';
@@ -20,7 +21,7 @@ for (const mode of MODES) {
   describe(`canon-client credentials (${mode})`, () => {
     let server: TestServer;
     let productId: string;
-    let admin: ReturnType<typeof createClient>;
+    let admin: CanonClient;
     const oauthClient = async (name: string) => admin.oauthClients.create({ name, scopes: ['products:read'] });
     before(async () => {
       server = await startServer(mode);

@@ -5,6 +5,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { ADMIN_KEY, startServer, type Mode, type TestServer } from '../support/harness.js';
 import { PG_URL } from '../support/pg.js';
 import { faultProxy } from './proxy.js';
+import type { CanonClient } from '../../packages/client/dist/index.js';
 import { canon } from './support.js';
 
 const { createClient, CanonError, OperationFailedError, OperationTimeoutError, responseOf } = canon;
@@ -13,9 +14,9 @@ const MODES: Mode[] = ['listen', ...(PG_URL ? (['listen/postgres'] as const) : [
 for (const mode of MODES) {
   describe(`canon-client operations: the payment (${mode})`, () => {
     let server: TestServer;
-    let admin: ReturnType<typeof createClient>;
+    let admin: CanonClient;
     let productId: string;
-    let customer: ReturnType<typeof createClient>;
+    let customer: CanonClient;
 
     /** A pending order of the customer with one item. */
     const order = async (): Promise<string> => {

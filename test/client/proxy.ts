@@ -2,7 +2,7 @@
 import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the proxy does with one request: pass it on, drop it before or after the server saw it, answer itself, or pass it on and rewrite the JSON answer. */
+/** What the proxy does with one request: pass it on, drop it before or after the server saw it, answer itself (a string body as is, anything else as JSON), or pass it on and rewrite the JSON answer. */
 export type Fault =
   | 'pass'
   | 'drop-before'
@@ -31,7 +31,7 @@ export async function faultProxy(upstream: string, plan: (req: IncomingMessage, 
     if (typeof fault === 'object' && 'status' in fault) {
       req.resume();
       res.writeHead(fault.status, { 'content-type': 'application/json', ...fault.headers });
-      res.end(fault.body === undefined ? '' : JSON.stringify(fault.body));
+      res.end(fault.body === undefined ? '' : typeof fault.body === 'string' ? fault.body : JSON.stringify(fault.body));
       return;
     }
     const headers = typeof fault === 'object' ? { ...req.headers, 'accept-encoding': 'identity' } : req.headers;

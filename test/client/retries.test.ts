@@ -122,6 +122,20 @@ describe('canon-client retries: what is and is not tried again', () => {
     }
   });
 
+  it('answers that are not Canon’s: a proxy’s 502 page is HTTP_502 (not retried), a 2xx that is not JSON is INVALID_RESPONSE', async () => {
+    const { proxy, c } = await through((_req, n) =>
+      n === 1
+        ? { status: 502, headers: { 'content-type': 'text/html' }, body: '<h1>Bad gateway</h1>' }
+        : { status: 200, headers: { 'content-type': 'text/html' }, body: '<p>hello</p>' },
+    );
+    try {
+      await assert.rejects(c.products.get(productId), { name: 'CanonError', status: 502, code: 'HTTP_502', attempts: 1 });
+      await assert.rejects(c.products.get(productId), { name: 'CanonError', status: 200, code: 'INVALID_RESPONSE', message: /not JSON \(text\/html\)/ });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('429 with an HTTP-date Retry-After waits until that date (measured on the answer’s own Date)', async () => {
     const { proxy, c } = await through((_req, n) => {
       if (n > 1) return 'pass';
