@@ -199,6 +199,7 @@ describe('canon-client browser sessions and the cookie jar', () => {
     assert.deepEqual(await keyed.headersFor('GET', 'https://api.test/events'), { 'user-agent': 'ua', 'x-api-key': 'ck_k' });
     await keyed.fetch('https://api.test/events', { method: 'GET' });
     assert.equal(recorder.sent[0]!.credentials, undefined);
+    assert.equal(recorder.sent[0]!.redirect, 'manual', 'no redirect followed: the key stays with the API');
     const browser = make({ session: { cookies: 'browser' } });
     assert.deepEqual(await browser.headersFor('GET', 'https://api.test/events'), { 'user-agent': 'ua' }, 'a GET needs no CSRF token, and the browser keeps the cookie');
     await browser.fetch('https://api.test/events', { method: 'GET' });

@@ -136,6 +136,23 @@ describe('canon-client retries: what is and is not tried again', () => {
     }
   });
 
+  it('a redirect is not followed: the credential never goes where it points (REDIRECT, one try)', async () => {
+    const { proxy, c } = await through(() => ({ status: 302, headers: { location: 'https://elsewhere.example/steal' } }));
+    try {
+      await assert.rejects(c.products.get(productId), {
+        name: 'CanonError',
+        status: 302,
+        code: 'REDIRECT',
+        attempts: 1,
+        message: /redirected to https:\/\/elsewhere\.example\/steal/,
+      });
+      await assert.rejects(c.products.create({ name: 'x', price: { amount: 1, currency: 'EUR' } }), { name: 'CanonError', code: 'REDIRECT' });
+      assert.equal(proxy.seen.length, 2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('429 with an HTTP-date Retry-After waits until that date (measured on the answer’s own Date)', async () => {
     const { proxy, c } = await through((_req, n) => {
       if (n > 1) return 'pass';

@@ -14,6 +14,7 @@ export interface Sent {
   headers: Record<string, string>;
   body: string | undefined;
   credentials: string | undefined;
+  redirect: string | undefined;
 }
 
 /** A fetch that records every request it passes on (to the global fetch, or `inner`). */
@@ -22,7 +23,14 @@ export function recordingFetch(inner: typeof fetch = globalThis.fetch): { fetch:
   const wrapped: typeof fetch = async (input, init) => {
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((v, k) => (headers[k] = v));
-    sent.push({ method: init?.method ?? 'GET', url: String(input), headers, body: typeof init?.body === 'string' ? init.body : undefined, credentials: init?.credentials });
+    sent.push({
+      method: init?.method ?? 'GET',
+      url: String(input),
+      headers,
+      body: typeof init?.body === 'string' ? init.body : undefined,
+      credentials: init?.credentials,
+      redirect: init?.redirect,
+    });
     return inner(input, init);
   };
   return { fetch: wrapped, sent };

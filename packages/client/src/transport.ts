@@ -122,6 +122,20 @@ export class Transport {
         continue;
       }
       const { status } = response;
+      // Redirects are not followed (`redirect: 'manual'`): the API key or token would go wherever the Location
+      // points. Canon answers API requests without redirects; one means a misconfigured proxy or base URL.
+      if (response.type === 'opaqueredirect' || (status >= 300 && status < 400 && status !== 304)) {
+        const to = response.headers.get('location');
+        throw new CanonError(
+          status,
+          {
+            code: 'REDIRECT',
+            message: `${method} ${url} was redirected${to ? ` to ${to}` : ''}; the client follows no redirect, so its credentials never leave the base URL's server.`,
+          },
+          undefined,
+          { attempts: attempt },
+        );
+      }
       if (status < 400) {
         let body: unknown;
         let fromCache = false;
@@ -161,11 +175,11 @@ export class Transport {
     return { ...this.options.headers, ...auth };
   }
 
-  /** The fetch for requests made outside `send`, with the credential's fetch mode (a browser session's cookie). */
+  /** The fetch for requests made outside `send`: no redirect followed, as in `send`, and the credential's fetch mode (a browser session's cookie). */
   get fetch(): typeof fetch {
     const mode = this.credential?.fetchCredentials;
     const inner = this.options.fetch;
-    return mode === undefined ? inner : (input, init) => inner(input, { ...init, credentials: mode });
+    return (input, init) => inner(input, { ...init, redirect: 'manual', ...(mode !== undefined ? { credentials: mode } : {}) });
   }
 
   /** One try: the answer and its whole body, or a throw when either does not arrive (in time). */
@@ -182,7 +196,7 @@ export class Transport {
     signal?.addEventListener('abort', onAbort, { once: true });
     const timer = timeoutMs > 0 ? setTimeout(() => controller!.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs) : undefined;
     try {
-      const init: RequestInit = { method, headers };
+      const init: RequestInit = { method, headers, redirect: 'manual' };
       if (body !== undefined) init.body = body;
       if (controller !== undefined) init.signal = controller.signal;
       const mode = this.credential?.fetchCredentials;
