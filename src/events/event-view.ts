@@ -41,7 +41,7 @@ export interface ThinEventView {
   data: { object: { id: string; url: string } };
 }
 
-/** A delivery past the size bound (DESIGN §9: over 64 KiB is sent thin): id, type and where to fetch the object in `version`. */
+/** A delivery past the size bound (DESIGN §9: over 64 KiB is sent thin): id, type and where to fetch the object in `version` (its path as the versioning strategy routes it: `/v2/orders/…`, or `/orders/…` when the version is chosen by header). */
 export function thinEventView(event: StoredEvent, version: ApiVersion): ThinEventView {
   return {
     id: event.id,
@@ -50,6 +50,6 @@ export function thinEventView(event: StoredEvent, version: ApiVersion): ThinEven
     created_at: event.created_at,
     api_version: version.date,
     thin: true,
-    data: { object: { id: event.object_id, url: `/${version.name}/${event.resource}/${event.object_id}` } },
+    data: { object: { id: event.object_id, url: `${version.prefix}/${event.resource}/${event.object_id}` } },
   };
 }
