@@ -129,47 +129,56 @@ function parsePayload<T>(body: string | Uint8Array): T {
 
 export type Verify = <T = WebhookEvent>(headers: WebhookHeaders, body: string | Uint8Array) => Promise<T>;
 
-/**
- * A verifier for a fixed set of secrets, their keys imported once: what {@link verifyWebhook} and the handler
- * use. Secrets are checked here, at once (TypeError when one is malformed).
- */
-export function createVerifier(secrets: WebhookSecrets, options: VerifyOptions = {}, keyOf: (secret: string) => Promise<HmacKey> = importKey): Verify {
-  const list = secretList(secrets);
+/** One delivery checked against a set of keys: headers, the timestamp window, then the signatures (spec "Verifying webhook authenticity"). */
+async function check<T>(keys: Promise<HmacKey[]>, tolerance: number, now: () => number, headers: WebhookHeaders, body: string | Uint8Array): Promise<T> {
+  const id = header(headers, 'webhook-id');
+  const timestamp = header(headers, 'webhook-timestamp');
+  const signature = header(headers, 'webhook-signature');
+  if (id === undefined || timestamp === undefined || signature === undefined) {
+    throw new WebhookVerificationError('missing_headers', 'The delivery lacks webhook-id, webhook-timestamp or webhook-signature.');
+  }
+  if (!SECONDS.test(timestamp)) throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not whole Unix seconds.');
+  // Replay protection: the timestamp is signed, so it cannot be moved into the window.
+  const age = Math.floor(now() / 1000) - Number(timestamp);
+  if (age > tolerance) throw new WebhookVerificationError('timestamp_too_old', `The delivery was signed ${age} s ago, more than the ${tolerance} s allowed.`);
+  if (-age > tolerance) throw new WebhookVerificationError('timestamp_too_new', `The delivery is signed ${-age} s in the future, more than the ${tolerance} s allowed.`);
+  // "v1,<base64>" entries, space-separated; other versions (v1a: asymmetric) are not ours to check.
+  const candidates = signature
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => s.slice(3));
+  if (candidates.length > 0) {
+    const content = signedContent(id, timestamp, body);
+    // One HMAC per secret, compared with every candidate: not one per (secret, candidate) pair.
+    for (const key of await keys) {
+      const expected = base64(await crypto.subtle.sign('HMAC', key, content));
+      let match = false;
+      for (const candidate of candidates) match = equalConstantTime(candidate, expected) || match;
+      if (match) return parsePayload<T>(body);
+    }
+  }
+  throw new WebhookVerificationError(
+    'no_matching_signature',
+    'No signature of the delivery matches the secret: it was not signed by Canon with this endpoint’s secret, or it was changed.',
+  );
+}
+
+function toleranceOf(options: VerifyOptions): number {
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_SECONDS;
   if (!(tolerance >= 0)) throw new RangeError(`tolerance is a number of seconds, not ${tolerance}`);
+  return tolerance;
+}
+
+/**
+ * A verifier for a fixed set of secrets, their keys imported once (on first use): what the handler uses.
+ * Secrets are checked here, at once (TypeError when one is malformed).
+ */
+export function createVerifier(secrets: WebhookSecrets, options: VerifyOptions = {}): Verify {
+  const list = secretList(secrets);
+  const tolerance = toleranceOf(options);
   const now = options.now ?? Date.now;
   let keys: Promise<HmacKey[]> | undefined;
-  return async <T = WebhookEvent>(headers: WebhookHeaders, body: string | Uint8Array): Promise<T> => {
-    const id = header(headers, 'webhook-id');
-    const timestamp = header(headers, 'webhook-timestamp');
-    const signature = header(headers, 'webhook-signature');
-    if (id === undefined || timestamp === undefined || signature === undefined) {
-      throw new WebhookVerificationError('missing_headers', 'The delivery lacks webhook-id, webhook-timestamp or webhook-signature.');
-    }
-    if (!SECONDS.test(timestamp)) throw new WebhookVerificationError('invalid_timestamp', 'webhook-timestamp is not whole Unix seconds.');
-    // Replay protection (spec "Verifying webhook authenticity"): the timestamp is signed, so it cannot be moved.
-    const age = Math.floor(now() / 1000) - Number(timestamp);
-    if (age > tolerance) throw new WebhookVerificationError('timestamp_too_old', `The delivery was signed ${age} s ago, more than the ${tolerance} s allowed.`);
-    if (-age > tolerance) throw new WebhookVerificationError('timestamp_too_new', `The delivery is signed ${-age} s in the future, more than the ${tolerance} s allowed.`);
-    // "v1,<base64>" entries, space-separated; other versions (v1a: asymmetric) are not ours to check.
-    const candidates = signature
-      .split(' ')
-      .filter((s) => s.startsWith('v1,'))
-      .map((s) => s.slice(3));
-    if (candidates.length > 0) {
-      const content = signedContent(id, timestamp, body);
-      for (const key of await (keys ??= Promise.all(list.map(keyOf)))) {
-        const expected = base64(await crypto.subtle.sign('HMAC', key, content));
-        let match = false;
-        for (const candidate of candidates) match = equalConstantTime(candidate, expected) || match;
-        if (match) return parsePayload<T>(body);
-      }
-    }
-    throw new WebhookVerificationError(
-      'no_matching_signature',
-      'No signature of the delivery matches the secret: it was not signed by Canon with this endpoint’s secret, or it was changed.',
-    );
-  };
+  return <T = WebhookEvent>(headers: WebhookHeaders, body: string | Uint8Array) => check<T>((keys ??= Promise.all(list.map(importKey))), tolerance, now, headers, body);
 }
 
 function secretList(secrets: WebhookSecrets): string[] {
@@ -179,19 +188,22 @@ function secretList(secrets: WebhookSecrets): string[] {
   return list;
 }
 
-/** Imported keys by secret, so repeated calls of verifyWebhook do not import again; a few endpoints' worth. */
+/**
+ * Imported key sets by their secrets, so that repeated calls of verifyWebhook neither check nor import them
+ * again (a secret holds no space, so the joined list names the set); a few endpoints' worth, oldest out first.
+ */
 const KEY_CACHE_SIZE = 32;
-const keyCache = new Map<string, Promise<HmacKey>>();
+const keyCache = new Map<string, Promise<HmacKey[]>>();
 
-function cachedKey(secret: string): Promise<HmacKey> {
-  let key = keyCache.get(secret);
-  if (key === undefined) {
-    key = importKey(secret);
-    keyCache.set(secret, key);
-    // Oldest first out: a Map iterates in insertion order.
+function cachedKeys(secrets: WebhookSecrets): Promise<HmacKey[]> {
+  const name = secrets.secrets !== undefined ? secrets.secrets.join(' ') : (secrets.secret ?? '');
+  let keys = keyCache.get(name);
+  if (keys === undefined) {
+    keys = Promise.all(secretList(secrets).map(importKey));
+    keyCache.set(name, keys);
     if (keyCache.size > KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
   }
-  return key;
+  return keys;
 }
 
 /**
@@ -205,8 +217,7 @@ function cachedKey(secret: string): Promise<HmacKey> {
  */
 export function verifyWebhook<T = WebhookEvent>(input: VerifyWebhookInput): Promise<T> {
   try {
-    const verify = createVerifier(input, input, cachedKey);
-    return verify<T>(input.headers, input.body);
+    return check<T>(cachedKeys(input), toleranceOf(input), input.now ?? Date.now, input.headers, input.body);
   } catch (err) {
     return Promise.reject(err as Error);
   }
