@@ -341,18 +341,23 @@ describe('createWebhookHandler over HTTP', () => {
     const seen: string[] = [];
     const webhooks = createWebhookHandler({ secret, onEvent: (event) => void seen.push(event.id) });
     const app = Fastify();
-    // The recipe of packages/client/README-receiving.md: keep JSON bodies as bytes on this route's instance.
-    app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    app.post('/hook', async (request, reply) => {
-      const receipt = await webhooks.receive({ headers: request.headers as Record<string, string>, body: request.body as Buffer });
-      return reply.code(receipt.status).headers(receipt.headers).send(receipt.body);
+    // The recipe of packages/client/README-receiving.md: JSON bodies kept as bytes in the plugin that holds the route.
+    await app.register(async (hooks) => {
+      hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+      hooks.post('/hook', async (request, reply) => {
+        const receipt = await webhooks.receive({ headers: request.headers, body: request.body as Buffer });
+        return reply.code(receipt.status).headers(receipt.headers).send(receipt.body);
+      });
     });
+    // Outside that plugin JSON is parsed as usual.
+    app.post('/other', async (request) => ({ parsed: request.body }));
     const url = await app.listen({ port: 0, host: '127.0.0.1' });
     try {
       const id = `evt_${randomUUID()}`;
       const body = eventBody(id);
       assert.deepEqual(await post(`${url}/hook`, body, signed(secret, body, id)), { status: 200, body: { received: true } });
       assert.equal((await post(`${url}/hook`, body, signed(secret, `${body} `, id))).status, 401);
+      assert.deepEqual(await post(`${url}/other`, '{"a":1}', { 'content-type': 'application/json' }), { status: 200, body: { parsed: { a: 1 } } });
       await webhooks.drain();
       assert.deepEqual(seen, [id]);
     } finally {
