@@ -2,9 +2,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../../src/config/config.js';
 import { CanonError } from '../../packages/client/src/errors.js';
 import type { CanonEvent } from '../../packages/client/src/event.js';
@@ -416,5 +418,48 @@ describe('openEventStream waits', () => {
     assert.equal(calls, 2);
     // One wait before the second attempt: the default retry (3 s) until a server sends its own, even past maxDelayMs.
     assert.ok(Date.now() - started >= 3000 - 50, `${Date.now() - started} ms`);
+  });
+});
+
+describe('openEventStream credentials', () => {
+  it('what the headers provider throws ends the iteration with that error, before any request', async () => {
+    let calls = 0;
+    const refused = new CanonError(401, { code: 'INVALID_CLIENT', message: 'The client credentials are not valid.' });
+    const stream = openEventStream({
+      url: 'http://127.0.0.1:9/events',
+      fetch: async () => {
+        calls++;
+        throw new TypeError('fetch failed');
+      },
+      headers: async () => {
+        throw refused;
+      },
+    });
+    await assert.rejects(stream.next(), (err: unknown) => err === refused);
+    assert.equal(calls, 0);
+  });
+});
+
+describe('the receiving modules in a browser bundle', () => {
+  it('stream.ts and webhooks/index.ts bundle for the browser with no Node built-in', async () => {
+    const { build } = await import('esbuild');
+    const root = fileURLToPath(new URL('../../../packages/client/src/', import.meta.url));
+    const result = await build({
+      entryPoints: [join(root, 'stream.ts'), join(root, 'webhooks', 'index.ts')],
+      bundle: true,
+      platform: 'browser',
+      format: 'esm',
+      write: false,
+      outdir: 'out',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const imports = Object.values(result.metafile.inputs).flatMap((input) => input.imports.map((i) => i.path));
+    const builtins = imports.filter((path) => path.startsWith('node:') || builtinModules.includes(path));
+    assert.deepEqual(builtins, []);
+    assert.ok(
+      Object.keys(result.metafile.inputs).some((path) => path.includes('eventsource-parser')),
+      'eventsource-parser is bundled',
+    );
   });
 });

@@ -8,7 +8,7 @@ export interface EventStreamOptions {
   url: string;
   /** The `fetch` to use (the global one, or one that adds a proxy, a dispatcher, logging…). */
   fetch: typeof fetch;
-  /** The credentials' headers, asked anew before every connection (so a refreshed token is used on a reconnect). */
+  /** The credentials' headers, asked anew before every connection (so a refreshed token is used on a reconnect); what it throws ends the iteration. */
   headers: () => Promise<Record<string, string>>;
   /** Start after this event id (an event already handled); without it the stream starts with the next event written. */
   after?: string;
@@ -91,16 +91,15 @@ async function* follow<TEvent extends CanonEvent>(url: string, options: EventStr
   };
   try {
     while (!stop.signal.aborted) {
+      // The credentials' provider retries what it can itself (a token request): what it throws ends the iteration.
+      const headers = new Headers(await options.headers());
+      headers.set('accept', 'text/event-stream');
+      if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
       let response: Response;
       try {
-        const headers = new Headers(await options.headers());
-        headers.set('accept', 'text/event-stream');
-        if (lastEventId !== undefined) headers.set('last-event-id', lastEventId);
         response = await options.fetch(url, { headers, signal: stop.signal });
       } catch (err) {
         if (stop.signal.aborted) return;
-        // The credentials could not be had (a refused OAuth client): another attempt would be refused the same way.
-        if (err instanceof CanonError) throw err;
         failed(err);
         await sleep(backoff(retryMs, failures, maxDelayMs), stop.signal);
         continue;
