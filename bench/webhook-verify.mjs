@@ -9,14 +9,16 @@
 //   - verifyWebhook, sequential: one verification awaited before the next (the latency of one call);
 //   - verifyWebhook, concurrent: BENCH_CONCURRENCY (default 64) verifications in flight, as a receiver under load
 //     has (Web Crypto's HMAC runs on libuv's thread pool, so calls overlap);
+//   - the bare Web Crypto HMAC of the same content, as many in flight: the platform's ceiling for any Web Crypto verifier;
 //   - standardwebhooks' Webhook.verify (pure-JS HMAC, synchronous), the baseline.
-// The three are run in alternating slices (A B C C B A …, BENCH_SLICES per mode, default 10, of BENCH_SLICE_MS,
+// The modes run in alternating slices (A B C D D C B A …, BENCH_SLICES per mode, default 10, of BENCH_SLICE_MS,
 // default 500) so that drift of a shared machine weighs on each alike; each mode's figure is its total
 // verifications over its total time. CPU seconds of this process per verification are reported beside.
 // The target (issue 28, Performance): verifyWebhook >= 50,000 verifications/s, judged on the concurrent figure.
 // Results go to bench/results/webhook-verify.json.
 import { Buffer } from 'node:buffer';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
@@ -57,6 +59,8 @@ const id = 'msg_2Lf7b7cM3DqL7YcT';
 const signedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
 const headers = { 'webhook-id': id, 'webhook-timestamp': String(signedAt.getTime() / 1000), 'webhook-signature': new Webhook(secret).sign(id, signedAt, body) };
 const official = new Webhook(secret);
+const content = Buffer.from(`${id}.${headers['webhook-timestamp']}.${body}`, 'utf8');
+const rawKey = await webcrypto.subtle.importKey('raw', Buffer.from(secret.slice('whsec_'.length), 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
 
 /** Each mode runs for `ms` and returns how many verifications it completed. */
 const modes = {
@@ -75,6 +79,19 @@ const modes = {
     const lane = async () => {
       while (performance.now() < end) {
         await verifyWebhook({ secret, headers, body });
+        n++;
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+    return n;
+  },
+  // The platform's floor: the bare Web Crypto HMAC of the same signed content, as many in flight, nothing else.
+  'webcrypto-hmac': async (ms) => {
+    const end = performance.now() + ms;
+    let n = 0;
+    const lane = async () => {
+      while (performance.now() < end) {
+        await webcrypto.subtle.sign('HMAC', rawKey, content);
         n++;
       }
     };
@@ -110,13 +127,13 @@ async function main() {
 
   console.log(
     `bench: verifyWebhook (canon-client, packages/client/dist) vs standardwebhooks ${packageVersion('standardwebhooks')} | ${BODY_BYTES}-byte body | node ${process.version} | ` +
-      `${machine().cores} cores (${machine().cpuModel}) | ${SLICES} slices of ${SLICE_MS} ms per mode, interleaved | concurrency ${CONCURRENCY}`,
+      `${machine().cores} cores (${machine().cpuModel}), load average ${os.loadavg()[0].toFixed(2)} | ${SLICES} slices of ${SLICE_MS} ms per mode, interleaved | concurrency ${CONCURRENCY}`,
   );
   for (const name of names) await modes[name](WARMUP_MS / names.length);
 
   const totals = Object.fromEntries(names.map((n) => [n, { count: 0, ms: 0, cpuMicros: 0, slices: [] }]));
   for (let s = 0; s < SLICES; s++) {
-    // A B C, then C B A: a drift linear over the pair weighs on every mode alike.
+    // A B C D, then D C B A: a drift linear over the pair weighs on every mode alike.
     const order = s % 2 === 0 ? names : [...names].reverse();
     for (const name of order) {
       const cpu = process.cpuUsage();
@@ -147,15 +164,17 @@ async function main() {
   for (const name of names) {
     const r = results[name];
     console.log(
-      `${name.padEnd(17)} ${fmt(r.verificationsPerSecond).padStart(9)} verifications/s  ${fmt(r.microsecondsPerVerification, 1).padStart(6)} µs each  ${fmt(r.cpuMicrosecondsPerVerification, 1).padStart(6)} CPU µs each`,
+      `${name.padEnd(18)} ${fmt(r.verificationsPerSecond).padStart(9)} verifications/s  ${fmt(r.microsecondsPerVerification, 1).padStart(6)} µs each  ${fmt(r.cpuMicrosecondsPerVerification, 1).padStart(6)} CPU µs each`,
     );
   }
   const ratios = {
     sequentialOverStandardwebhooks: Number((rate('sequential') / rate('standardwebhooks')).toFixed(3)),
     concurrentOverStandardwebhooks: Number((rate('concurrent') / rate('standardwebhooks')).toFixed(3)),
+    concurrentOverBareHmac: Number((rate('concurrent') / rate('webcrypto-hmac')).toFixed(3)),
   };
   const met = rate('concurrent') >= TARGET;
   console.log(`ratio to standardwebhooks: sequential ${fmt(ratios.sequentialOverStandardwebhooks, 2)}x, concurrent ${fmt(ratios.concurrentOverStandardwebhooks, 2)}x`);
+  console.log(`concurrent verifyWebhook / bare Web Crypto HMAC: ${fmt(ratios.concurrentOverBareHmac, 2)}x`);
   console.log(`target: verifyWebhook >= ${fmt(TARGET)} verifications/s (concurrent): ${fmt(rate('concurrent'))} — ${met ? 'MET' : 'NOT MET'}`);
   writeResults(RESULTS_FILE, {
     benchmark: 'webhook-verify',
