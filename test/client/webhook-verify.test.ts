@@ -4,8 +4,10 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Webhook } from 'standardwebhooks';
-import { verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from '../../packages/client/src/webhooks/index.js';
+import { createVerifier, verifyWebhook, WebhookVerificationError, type WebhookVerificationReason } from '../../packages/client/src/webhooks/index.js';
 import type { CanonEvent, WebhookEvent } from '../../packages/client/src/event.js';
+import { useHmac, webCryptoHmac, type HmacSha256 } from '../../packages/client/src/webhooks/hmac.js';
+import { nodeHmac } from '../../packages/client/src/webhooks/hmac-node.js';
 import { all, STORES, type Json } from '../e2e/webhooks/api.js';
 import { eventually } from '../support/eventually.js';
 import { capture, startReceiverRig, type Captured, type ReceiverRig } from './webhook-rig.js';
@@ -151,83 +153,119 @@ for (const store of STORES) {
   });
 }
 
-describe('verifyWebhook and the standardwebhooks library, on generated messages', () => {
-  const secretArb = fc.uint8Array({ minLength: 24, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`);
-  const idArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/);
-  const bodyArb = fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => JSON.stringify({ id: 'evt', type: 'product.created', note: s }));
+/** Both HMACs the package ships: Web Crypto (its portable entry) and Node's crypto (what Node loads: src/node.ts). */
+const IMPLEMENTATIONS: Array<[string, HmacSha256]> = [
+  ['Web Crypto', webCryptoHmac],
+  ['node:crypto', nodeHmac],
+];
 
-  it('what the official library signs, verifyWebhook accepts (string and bytes bodies)', async () => {
-    await fc.assert(
-      fc.asyncProperty(secretArb, idArb, bodyArb, fc.integer({ min: -290, max: 290 }), async (secret, id, body, skew) => {
-        const timestamp = new Date((Math.floor(Date.now() / 1000) + skew) * 1000);
-        const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp.getTime() / 1000), 'webhook-signature': new Webhook(secret).sign(id, timestamp, body) };
-        assert.deepEqual(await verifyWebhook({ secret, headers, body }), JSON.parse(body));
-        assert.deepEqual(await verifyWebhook({ secret, headers, body: new TextEncoder().encode(body) }), JSON.parse(body));
-      }),
-      { numRuns: 200 },
-    );
+for (const [implName, impl] of IMPLEMENTATIONS)
+  describe(`verifyWebhook and the standardwebhooks library, on generated messages (${implName})`, () => {
+    before(() => useHmac(impl));
+    after(() => useHmac(webCryptoHmac));
+    const secretArb = fc.uint8Array({ minLength: 24, maxLength: 64 }).map((bytes) => `whsec_${Buffer.from(bytes).toString('base64')}`);
+    const idArb = fc.stringMatching(/^[A-Za-z0-9_-]{1,40}$/);
+    const bodyArb = fc.string({ unit: 'grapheme', maxLength: 300 }).map((s) => JSON.stringify({ id: 'evt', type: 'product.created', note: s }));
+
+    it('what the official library signs, verifyWebhook accepts (string and bytes bodies)', async () => {
+      await fc.assert(
+        fc.asyncProperty(secretArb, idArb, bodyArb, fc.integer({ min: -290, max: 290 }), async (secret, id, body, skew) => {
+          const timestamp = new Date((Math.floor(Date.now() / 1000) + skew) * 1000);
+          const headers = { 'webhook-id': id, 'webhook-timestamp': String(timestamp.getTime() / 1000), 'webhook-signature': new Webhook(secret).sign(id, timestamp, body) };
+          assert.deepEqual(await verifyWebhook({ secret, headers, body }), JSON.parse(body));
+          assert.deepEqual(await verifyWebhook({ secret, headers, body: new TextEncoder().encode(body) }), JSON.parse(body));
+        }),
+        { numRuns: 200 },
+      );
+    });
+
+    it('on changed messages, verifyWebhook accepts exactly when the official library does', async () => {
+      type Change = 'none' | 'body' | 'id' | 'timestamp' | 'secret' | 'signature';
+      const changeArb = fc.constantFrom<Change>('none', 'body', 'id', 'timestamp', 'secret', 'signature');
+      let accepted = 0;
+      let refusedCount = 0;
+      await fc.assert(
+        fc.asyncProperty(secretArb, secretArb, idArb, bodyArb, changeArb, fc.nat(), async (secret, otherSecret, id, body, change, at) => {
+          const seconds = Math.floor(Date.now() / 1000);
+          const signature = new Webhook(secret).sign(id, new Date(seconds * 1000), body);
+          const headers: Record<string, string> = { 'webhook-id': id, 'webhook-timestamp': String(seconds), 'webhook-signature': signature };
+          let verifyWith = secret;
+          let sent = body;
+          if (change === 'body') sent = `${body.slice(0, at % (body.length + 1))}x${body.slice(at % (body.length + 1))}`;
+          if (change === 'id') headers['webhook-id'] = `${id}x`;
+          if (change === 'timestamp') headers['webhook-timestamp'] = String(seconds - 1 - (at % 200));
+          if (change === 'secret') verifyWith = otherSecret;
+          if (change === 'signature') {
+            // One base64 character of the MAC replaced by another.
+            const i = 3 + (at % 43);
+            const c = signature[i] === 'A' ? 'B' : 'A';
+            headers['webhook-signature'] = `${signature.slice(0, i)}${c}${signature.slice(i + 1)}`;
+          }
+          const theirs = official(verifyWith, sent, headers) !== null;
+          let ours: boolean;
+          try {
+            await verifyWebhook({ secret: verifyWith, headers, body: sent });
+            ours = true;
+          } catch (err) {
+            if (!(err instanceof WebhookVerificationError)) throw err;
+            ours = false;
+          }
+          assert.equal(ours, theirs, `change ${change}: ours ${ours}, standardwebhooks ${theirs}`);
+          if (ours) accepted++;
+          else refusedCount++;
+        }),
+        { numRuns: 300 },
+      );
+      assert.ok(accepted > 0 && refusedCount > 0, `both outcomes were exercised: ${accepted} accepted, ${refusedCount} refused`);
+    });
+
+    it('a malformed secret is a TypeError, not a refused delivery; a signed body that is not an event is invalid_payload', async () => {
+      const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' };
+      for (const secret of ['whsec_', 'whsec_not base64!', 'whsec_abc']) {
+        await assert.rejects(verifyWebhook({ secret, headers, body: '{}' }), TypeError, secret);
+      }
+      await assert.rejects(verifyWebhook({ secrets: [], headers, body: '{}' }), TypeError);
+      const secret = newSecret();
+      const wh = new Webhook(secret);
+      const at = new Date(Math.floor(Date.now() / 1000) * 1000);
+      for (const body of ['not json', '[1,2]', '{"id":"x"}']) {
+        const signed = { ...headers, 'webhook-timestamp': String(at.getTime() / 1000), 'webhook-signature': wh.sign('msg_1', at, body) };
+        await refused(verifyWebhook({ secret, headers: signed, body }), 'invalid_payload');
+      }
+      // Bytes that are not UTF-8 cannot be an event either: signed over the bytes themselves (node:crypto), they verify and are refused as a payload.
+      const bytes = Buffer.from([0x7b, 0xff, 0x7d]);
+      const ts = String(at.getTime() / 1000);
+      const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+      const mac = createHmac('sha256', key)
+        .update(Buffer.concat([Buffer.from(`msg_1.${ts}.`), bytes]))
+        .digest('base64');
+      await refused(verifyWebhook({ secret, headers: { ...headers, 'webhook-timestamp': ts, 'webhook-signature': `v1,${mac}` }, body: new Uint8Array(bytes) }), 'invalid_payload');
+    });
   });
 
-  it('on changed messages, verifyWebhook accepts exactly when the official library does', async () => {
-    type Change = 'none' | 'body' | 'id' | 'timestamp' | 'secret' | 'signature';
-    const changeArb = fc.constantFrom<Change>('none', 'body', 'id', 'timestamp', 'secret', 'signature');
-    let accepted = 0;
-    let refusedCount = 0;
-    await fc.assert(
-      fc.asyncProperty(secretArb, secretArb, idArb, bodyArb, changeArb, fc.nat(), async (secret, otherSecret, id, body, change, at) => {
-        const seconds = Math.floor(Date.now() / 1000);
-        const signature = new Webhook(secret).sign(id, new Date(seconds * 1000), body);
-        const headers: Record<string, string> = { 'webhook-id': id, 'webhook-timestamp': String(seconds), 'webhook-signature': signature };
-        let verifyWith = secret;
-        let sent = body;
-        if (change === 'body') sent = `${body.slice(0, at % (body.length + 1))}x${body.slice(at % (body.length + 1))}`;
-        if (change === 'id') headers['webhook-id'] = `${id}x`;
-        if (change === 'timestamp') headers['webhook-timestamp'] = String(seconds - 1 - (at % 200));
-        if (change === 'secret') verifyWith = otherSecret;
-        if (change === 'signature') {
-          // One base64 character of the MAC replaced by another.
-          const i = 3 + (at % 43);
-          const c = signature[i] === 'A' ? 'B' : 'A';
-          headers['webhook-signature'] = `${signature.slice(0, i)}${c}${signature.slice(i + 1)}`;
-        }
-        const theirs = official(verifyWith, sent, headers) !== null;
-        let ours: boolean;
-        try {
-          await verifyWebhook({ secret: verifyWith, headers, body: sent });
-          ours = true;
-        } catch (err) {
-          if (!(err instanceof WebhookVerificationError)) throw err;
-          ours = false;
-        }
-        assert.equal(ours, theirs, `change ${change}: ours ${ours}, standardwebhooks ${theirs}`);
-        if (ours) accepted++;
-        else refusedCount++;
-      }),
-      { numRuns: 300 },
-    );
-    assert.ok(accepted > 0 && refusedCount > 0, `both outcomes were exercised: ${accepted} accepted, ${refusedCount} refused`);
-  });
-
-  it('a malformed secret is a TypeError, not a refused delivery; a signed body that is not an event is invalid_payload', async () => {
-    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' };
-    for (const secret of ['whsec_', 'whsec_not base64!', 'whsec_abc']) {
-      await assert.rejects(verifyWebhook({ secret, headers, body: '{}' }), TypeError, secret);
-    }
-    await assert.rejects(verifyWebhook({ secrets: [], headers, body: '{}' }), TypeError);
+describe('switching the HMAC after keys were prepared', () => {
+  after(() => useHmac(webCryptoHmac));
+  it('keys prepared by one implementation are prepared again for the other (the cached set and a verifier of its own)', async () => {
     const secret = newSecret();
     const wh = new Webhook(secret);
+    const body = JSON.stringify({ id: 'evt_1', type: 'product.created' });
     const at = new Date(Math.floor(Date.now() / 1000) * 1000);
-    for (const body of ['not json', '[1,2]', '{"id":"x"}']) {
-      const signed = { ...headers, 'webhook-timestamp': String(at.getTime() / 1000), 'webhook-signature': wh.sign('msg_1', at, body) };
-      await refused(verifyWebhook({ secret, headers: signed, body }), 'invalid_payload');
-    }
-    // Bytes that are not UTF-8 cannot be an event either: signed over the bytes themselves (node:crypto), they verify and are refused as a payload.
-    const bytes = Buffer.from([0x7b, 0xff, 0x7d]);
-    const ts = String(at.getTime() / 1000);
-    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-    const mac = createHmac('sha256', key)
-      .update(Buffer.concat([Buffer.from(`msg_1.${ts}.`), bytes]))
-      .digest('base64');
-    await refused(verifyWebhook({ secret, headers: { ...headers, 'webhook-timestamp': ts, 'webhook-signature': `v1,${mac}` }, body: new Uint8Array(bytes) }), 'invalid_payload');
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(at.getTime() / 1000), 'webhook-signature': wh.sign('msg_1', at, body) };
+    const verifier = createVerifier({ secret });
+    const seen: string[] = [];
+    const counting = (name: string, inner: HmacSha256): HmacSha256 => ({
+      importKey: (raw) => inner.importKey(raw),
+      sign: (key, content) => (seen.push(name), inner.sign(key, content)),
+    });
+    const web = counting('web', webCryptoHmac);
+    const node = counting('node', nodeHmac);
+    useHmac(web);
+    assert.deepEqual(await verifyWebhook({ secret, headers, body }), JSON.parse(body));
+    assert.deepEqual(await verifier(headers, body), JSON.parse(body));
+    useHmac(node);
+    assert.deepEqual(await verifyWebhook({ secret, headers, body }), JSON.parse(body));
+    assert.deepEqual(await verifier(headers, body), JSON.parse(body));
+    await refused(verifyWebhook({ secret, headers, body: body.replace('evt_1', 'evt_2') }), 'no_matching_signature');
+    assert.deepEqual(seen, ['web', 'web', 'node', 'node', 'node']);
   });
 });

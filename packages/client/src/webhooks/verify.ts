@@ -1,5 +1,6 @@
-// verifyWebhook: checks a Canon delivery per Standard Webhooks (standardwebhooks.com, "Verifying webhook authenticity") with Web Crypto HMAC-SHA256, constant-time, within a timestamp tolerance.
+// verifyWebhook: checks a Canon delivery per Standard Webhooks (standardwebhooks.com, "Verifying webhook authenticity") with HMAC-SHA256 (Web Crypto, or Node's crypto under Node: src/webhooks/hmac.ts), constant-time, within a timestamp tolerance.
 import type { WebhookEvent } from '../event.js';
+import { hmac, type HmacSha256 } from './hmac.js';
 
 /** Why a delivery was refused: the machine-readable part of {@link WebhookVerificationError}. */
 export type WebhookVerificationReason =
@@ -46,8 +47,11 @@ export type VerifyWebhookInput = WebhookSecrets &
     body: string | Uint8Array;
   };
 
-/** The secret key type of Web Crypto, named without the DOM's `CryptoKey` so the module compiles under Node's types too. */
-type HmacKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+/** Prepared keys, with the implementation they were prepared by (src/webhooks/hmac.ts). */
+interface HmacKeys {
+  impl: HmacSha256;
+  keys: unknown[];
+}
 
 const PREFIX = 'whsec_';
 const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
@@ -72,9 +76,19 @@ export function secretBytes(secret: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-function importKey(secret: string): Promise<HmacKey> {
-  // Extractable false: the key object never gives its bytes back.
-  return crypto.subtle.importKey('raw', secretBytes(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+async function importKeys(secrets: readonly string[]): Promise<HmacKeys> {
+  const impl = hmac();
+  return { impl, keys: await Promise.all(secrets.map((s) => impl.importKey(secretBytes(s)))) };
+}
+
+/** `keys` if they are the current implementation's, else prepared again (useHmac after the first use). */
+function current(keys: Promise<HmacKeys>, secrets: () => readonly string[], again: (k: Promise<HmacKeys>) => void): Promise<HmacKeys> {
+  return keys.then((k) => {
+    if (k.impl === hmac()) return k;
+    const fresh = importKeys(secrets());
+    again(fresh);
+    return fresh;
+  });
 }
 
 /** A header's value, whatever the headers' form; repeated headers joined by spaces (webhook-signature: one signature each). */
@@ -89,27 +103,6 @@ export function header(headers: WebhookHeaders, name: string): string | undefine
   if (value === null || value === undefined) return undefined;
   const text = typeof value === 'string' ? value : value.join(' ');
   return text === '' ? undefined : text;
-}
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-/**
- * Standard padded base64 (RFC 4648 §4) of a MAC, as the signature header carries it. Not btoa: it needs a
- * binary string first, and the two together cost more than the rest of a verification but the HMAC.
- */
-function base64(buffer: ArrayBuffer): string {
-  const bytes = new Uint8Array(buffer);
-  let out = '';
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i]! << 16) | (bytes[i + 1]! << 8) | bytes[i + 2]!;
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + ALPHABET[(n >> 6) & 63]! + ALPHABET[n & 63]!;
-  }
-  if (i < bytes.length) {
-    const n = (bytes[i]! << 16) | ((bytes[i + 1] ?? 0) << 8);
-    out += ALPHABET[n >> 18]! + ALPHABET[(n >> 12) & 63]! + (i + 1 < bytes.length ? ALPHABET[(n >> 6) & 63]! : '=') + '=';
-  }
-  return out;
 }
 
 /** Compares in time that depends on the lengths only (both are 44 characters for SHA-256), never on where they differ (conventions spec §6, item 6). */
@@ -162,7 +155,7 @@ function parsePayload<T>(body: string | Uint8Array): T {
 export type Verify = <T = WebhookEvent>(headers: WebhookHeaders, body: string | Uint8Array) => Promise<T>;
 
 /** One delivery checked against a set of keys: headers, the timestamp window, then the signatures (spec "Verifying webhook authenticity"). */
-async function check<T>(keys: Promise<HmacKey[]>, tolerance: number, now: () => number, headers: WebhookHeaders, body: string | Uint8Array): Promise<T> {
+async function check<T>(keys: Promise<HmacKeys>, tolerance: number, now: () => number, headers: WebhookHeaders, body: string | Uint8Array): Promise<T> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signature = header(headers, 'webhook-signature');
@@ -180,13 +173,13 @@ async function check<T>(keys: Promise<HmacKey[]>, tolerance: number, now: () => 
     .filter((s) => s.startsWith('v1,'))
     .map((s) => s.slice(3));
   if (candidates.length > 0) {
-    const list = await keys;
+    const { impl, keys: list } = await keys;
     const content = signedContent(id, timestamp, body);
     // One HMAC per secret, compared with every candidate (not one per pair); all started before any await (see scratch).
-    const macs = list.length === 1 ? [await crypto.subtle.sign('HMAC', list[0]!, content)] : await Promise.all(list.map((key) => crypto.subtle.sign('HMAC', key, content)));
+    const first = impl.sign(list[0], content);
+    const macs = list.length === 1 ? [await first] : await Promise.all([first, ...list.slice(1).map((key) => impl.sign(key, content))]);
     let match = false;
-    for (const mac of macs) {
-      const expected = base64(mac);
+    for (const expected of macs) {
       for (const candidate of candidates) match = equalConstantTime(candidate, expected) || match;
     }
     if (match) return parsePayload<T>(body);
@@ -211,8 +204,16 @@ export function createVerifier(secrets: WebhookSecrets, options: VerifyOptions =
   const list = secretList(secrets);
   const tolerance = toleranceOf(options);
   const now = options.now ?? Date.now;
-  let keys: Promise<HmacKey[]> | undefined;
-  return <T = WebhookEvent>(headers: WebhookHeaders, body: string | Uint8Array) => check<T>((keys ??= Promise.all(list.map(importKey))), tolerance, now, headers, body);
+  let keys: Promise<HmacKeys> | undefined;
+  const again = (k: Promise<HmacKeys>): void => void (keys = k);
+  return <T = WebhookEvent>(headers: WebhookHeaders, body: string | Uint8Array) =>
+    check<T>(
+      current((keys ??= importKeys(list)), () => list, again),
+      tolerance,
+      now,
+      headers,
+      body,
+    );
 }
 
 function secretList(secrets: WebhookSecrets): string[] {
@@ -227,17 +228,21 @@ function secretList(secrets: WebhookSecrets): string[] {
  * again (a secret holds no space, so the joined list names the set); a few endpoints' worth, oldest out first.
  */
 const KEY_CACHE_SIZE = 32;
-const keyCache = new Map<string, Promise<HmacKey[]>>();
+const keyCache = new Map<string, Promise<HmacKeys>>();
 
-function cachedKeys(secrets: WebhookSecrets): Promise<HmacKey[]> {
+function cachedKeys(secrets: WebhookSecrets): Promise<HmacKeys> {
   const name = secrets.secrets !== undefined ? secrets.secrets.join(' ') : (secrets.secret ?? '');
   let keys = keyCache.get(name);
   if (keys === undefined) {
-    keys = Promise.all(secretList(secrets).map(importKey));
+    keys = importKeys(secretList(secrets));
     keyCache.set(name, keys);
     if (keyCache.size > KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value!);
   }
-  return keys;
+  return current(
+    keys,
+    () => secretList(secrets),
+    (k) => keyCache.set(name, k),
+  );
 }
 
 /**
