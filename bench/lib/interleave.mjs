@@ -70,7 +70,8 @@ export async function measureInterleaved(targets, { slices = settings.slices, sl
     const serverAfter = cpuSecondsOf(t.server.child.pid);
     const coresAfter = coreTimes();
     a.wallSeconds += wall;
-    a.clientCpu += selfCpuSeconds() - clientBefore;
+    // A load generator in another process (wrk) reports its own CPU time.
+    a.clientCpu += selfCpuSeconds() - clientBefore + (result.clientCpuSeconds ?? 0);
     if (serverBefore === undefined || serverAfter === undefined) a.serverCpuKnown = false;
     else a.serverCpu += serverAfter - serverBefore;
     if (coresBefore && coresAfter) {

@@ -3,6 +3,7 @@ import autocannon from 'autocannon';
 import { allowedCpus, busyBetween, coreTimes, cpuSecondsOf, selfCpuSeconds, waitForQuiet } from './cpu.mjs';
 import { fmt, settings } from './options.mjs';
 import { assertAlive, withServer } from './processes.mjs';
+import { runWrk } from './wrk.mjs';
 
 /**
  * autocannon's own latency histogram has 1 ms resolution, too coarse for sub-millisecond answers, so the
@@ -46,9 +47,11 @@ export class LatencyHistogram {
 
 /**
  * One autocannon run. `load` holds url and optionally headers, method, body, requests (autocannon's
- * request list, e.g. with setupRequest), connections and timeout (seconds).
+ * request list, e.g. with setupRequest), connections and timeout (seconds). With `engine: 'wrk'` (GETs
+ * only: url and headers), wrk runs instead (bench/lib/wrk.mjs): no per-response latencies then.
  */
 export function runLoad(title, load, duration, histogram) {
+  if (load.engine === 'wrk') return runWrk(title, load, duration, load.connections ?? settings.connections);
   return new Promise((resolve, reject) => {
     let settled = false;
     const timeout = load.timeout ?? 10;

@@ -1,37 +1,11 @@
 // The event catalog (DESIGN §9): every event type the model can emit, with its payload schema in each version.
-import { emitsEvents, type CompiledModel } from '../model/compile.js';
+import type { CompiledModel } from '../model/compile.js';
+import type { EventType } from '../model/event-types.js';
 import type { JsonSchema } from '../model/schema.js';
 import type { ApiVersion } from '../model/versions.js';
 import { objectInVersion } from './resource-operations.js';
 
-export interface EventType {
-  /** `order.created`, `order.paid`. */
-  type: string;
-  resource: string;
-  description: string;
-  /** Updates carry the changed fields' earlier values. */
-  previous: boolean;
-}
-
-/** Every event type of the app: each resource's created, updated and deleted, and its state events. */
-export function eventTypes(model: CompiledModel): EventType[] {
-  const out: EventType[] = [];
-  for (const r of model.resources.values()) {
-    if (!emitsEvents(r)) continue;
-    const label = r.singular.replace(/_/g, ' ');
-    out.push(
-      { type: `${r.singular}.created`, resource: r.name, description: `A ${label} was created.`, previous: false },
-      { type: `${r.singular}.updated`, resource: r.name, description: `A ${label} changed; \`previous_attributes\` holds the changed fields’ earlier values.`, previous: true },
-      { type: `${r.singular}.deleted`, resource: r.name, description: `A ${label} was deleted; the object as it was.`, previous: false },
-    );
-    for (const [field, byValue] of Object.entries(r.def.stateEvents ?? {})) {
-      for (const [value, type] of Object.entries(byValue)) {
-        out.push({ type, resource: r.name, description: `A ${label}’s \`${field}\` became \`${value}\` (instead of ${r.singular}.updated).`, previous: true });
-      }
-    }
-  }
-  return [...new Map(out.map((e) => [e.type, e])).values()];
-}
+export { eventTypes, type EventType } from '../model/event-types.js';
 
 /** An event as `/events`, the stream and webhook deliveries carry it in `version`: the envelope and the object in that version's shape. */
 export function eventSchema(model: CompiledModel, version: ApiVersion, event: EventType): JsonSchema {
@@ -51,6 +25,40 @@ export function eventSchema(model: CompiledModel, version: ApiVersion, event: Ev
       api_version: { type: 'string', description: 'The release date of the version the payload is shown in.' },
       data: { type: 'object', required: ['object'], properties: { object: data } },
       ...(event.previous ? { previous_attributes: { type: 'object', description: 'The changed fields as they were before.' } } : {}),
+    },
+  };
+}
+
+/**
+ * A webhook delivery whose full body would pass the size bound (DESIGN §9: 64 KiB) is sent thin: the envelope,
+ * `thin: true`, and where to fetch the object in the endpoint's version (src/events/event-view.ts thinEventView).
+ */
+export function thinEventSchema(): JsonSchema {
+  return {
+    type: 'object',
+    description: 'A delivery too large to send whole: fetch the object at `data.object.url` (with your credentials).',
+    required: ['id', 'type', 'sequence', 'created_at', 'api_version', 'thin', 'data'],
+    additionalProperties: false,
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      type: { type: 'string' },
+      sequence: { type: 'integer', minimum: 1 },
+      created_at: { type: 'string', format: 'date-time' },
+      api_version: { type: 'string', description: 'The release date of the version the URL is in.' },
+      thin: { const: true },
+      data: {
+        type: 'object',
+        required: ['object'],
+        additionalProperties: false,
+        properties: {
+          object: {
+            type: 'object',
+            required: ['id', 'url'],
+            additionalProperties: false,
+            properties: { id: { type: 'string' }, url: { type: 'string', description: 'The object’s path, e.g. `/v2/orders/{id}`.' } },
+          },
+        },
+      },
     },
   };
 }

@@ -1,4 +1,4 @@
-// An event as clients see it (DESIGN §9), its object rendered in the version asked for, as JSON text rendered once per version.
+// An event as clients see it (DESIGN §9), its object rendered in the version asked for, and the thin form of a delivery too large to send; the event catalog (src/catalog/event-catalog.ts) gives the schema of each.
 import type { ApiVersion } from '../model/versions.js';
 import { translateDown } from '../model/versions.js';
 import type { StoredEvent } from '../store/types.js';
@@ -29,4 +29,27 @@ export function eventView(event: StoredEvent, version: ApiVersion): EventView {
   };
   if (event.previous_attributes) view.previous_attributes = translateDown(version, event.resource, event.previous_attributes);
   return view;
+}
+
+export interface ThinEventView {
+  id: string;
+  type: string;
+  sequence: number;
+  created_at: string;
+  api_version: string;
+  thin: true;
+  data: { object: { id: string; url: string } };
+}
+
+/** A delivery past the size bound (DESIGN §9: over 64 KiB is sent thin): id, type and where to fetch the object in `version` (its path as the versioning strategy routes it: `/v2/orders/…`, or `/orders/…` when the version is chosen by header). */
+export function thinEventView(event: StoredEvent, version: ApiVersion): ThinEventView {
+  return {
+    id: event.id,
+    type: event.type,
+    sequence: event.sequence,
+    created_at: event.created_at,
+    api_version: version.date,
+    thin: true,
+    data: { object: { id: event.object_id, url: `${version.prefix}/${event.resource}/${event.object_id}` } },
+  };
 }

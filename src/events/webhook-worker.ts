@@ -11,7 +11,7 @@ import type { Store, StoredEvent, Tx } from '../store/types.js';
 import { nextAttemptDelayMs } from '../webhooks/retry-schedule.js';
 import type { SendInput, SendOutcome } from '../webhooks/sender.js';
 import { DispatchPositions, dispatching } from './dispatch-positions.js';
-import { eventView } from './event-view.js';
+import { eventView, thinEventView } from './event-view.js';
 import { globMatches } from './visibility.js';
 import { Audiences } from './endpoint-audience.js';
 
@@ -281,15 +281,7 @@ export class WebhookWorker {
     if (body === undefined) {
       body = JSON.stringify(eventView(event, version));
       if (Buffer.byteLength(body) > this.options.maxPayloadBytes) {
-        body = JSON.stringify({
-          id: event.id,
-          type: event.type,
-          sequence: event.sequence,
-          created_at: event.created_at,
-          api_version: version.date,
-          thin: true,
-          data: { object: { id: event.object_id, url: `/${version.name}/${event.resource}/${event.object_id}` } },
-        });
+        body = JSON.stringify(thinEventView(event, version));
       }
       bodies.set(key, body);
     }

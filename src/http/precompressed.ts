@@ -34,9 +34,21 @@ export function precompress(body: string): Precompressed {
   };
 }
 
+/**
+ * Codings chosen for recent Accept-Encoding values: clients send a handful of spellings (`gzip, deflate, br`,
+ * `br, gzip`, …) and negotiating costs more than sending the bytes' headers. Bounded: emptied when full.
+ */
+const chosen = new Map<string, Coding>();
+const CHOSEN_KEPT = 256;
+
 /** The variant the request accepts (Brotli first, then gzip, then none); identity when it names no coding. */
 export function choose(p: Precompressed, acceptEncoding: string | undefined): Variant {
   if (acceptEncoding === undefined) return p.variants.identity;
-  const coding = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(CODINGS) as Coding | undefined;
-  return p.variants[coding ?? 'identity'];
+  let coding = chosen.get(acceptEncoding);
+  if (coding === undefined) {
+    if (chosen.size >= CHOSEN_KEPT) chosen.clear();
+    coding = (new Negotiator({ headers: { 'accept-encoding': acceptEncoding } }).encoding(CODINGS) as Coding | undefined) ?? 'identity';
+    chosen.set(acceptEncoding, coding);
+  }
+  return p.variants[coding];
 }

@@ -76,6 +76,8 @@ function decide(own: Consumption, global: Consumption | undefined): Verdict {
 }
 
 const counterKeys = new WeakMap<Principal, string>();
+/** How many client addresses' counter keys RateLimiter keeps parsed. */
+const IP_KEYS_KEPT = 4096;
 
 /** A rate with the counter arguments for either algorithm, made once rather than on every request. */
 interface Limit {
@@ -96,6 +98,12 @@ export class RateLimiter {
   private readonly loginAccount: Limit;
   private readonly loginDevice: Limit;
   private readonly loginIp: Limit;
+  /**
+   * Counter keys of recent client addresses: parsing an address (ipaddr.js) costs more than the counting, and a
+   * keep-alive client sends the same address again and again. Bounded: emptied when full, so a stream of
+   * distinct addresses costs a parse each, as without it, and never more memory than this many entries.
+   */
+  private readonly ipKeys = new Map<string, string>();
 
   constructor(
     private readonly counters: Counters,
@@ -145,7 +153,13 @@ export class RateLimiter {
   }
 
   forIp(ip: string): Verdict | Promise<Verdict> {
-    return this.check(`ip:${addressKey(ip, this.limits.ipv6Prefix)}`, this.ip);
+    let key = this.ipKeys.get(ip);
+    if (key === undefined) {
+      if (this.ipKeys.size >= IP_KEYS_KEPT) this.ipKeys.clear();
+      key = `ip:${addressKey(ip, this.limits.ipv6Prefix)}`;
+      this.ipKeys.set(ip, key);
+    }
+    return this.check(key, this.ip);
   }
 
   /**

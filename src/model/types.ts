@@ -194,6 +194,12 @@ export interface ResourceDef {
   hooks?: Hooks;
   /** Events by field change: when `status` becomes `cancelled`, the event is `order.cancelled`. */
   stateEvents?: Record<string, Record<string, string>>;
+  /**
+   * Further event types that hooks write for this resource (`ctx.services.update(resource, id, changes,
+   * eventType)`), each with what it means: the event catalog lists every type an app can emit, so an update
+   * under a type declared nowhere is refused (a programming error, 500) rather than sent unannounced.
+   */
+  eventTypes?: Record<string, string>;
   /** Platform bookkeeping (sessions, signing keys): stored like any resource but given no routes and no events. */
   internal?: boolean;
   /**

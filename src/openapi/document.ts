@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document of one API version, projected from the catalog (DESIGN §7): paths, components, security schemes and the event types as `webhooks`.
 import type { Catalog } from '../catalog/catalog.js';
-import { eventSchema, eventTypes } from '../catalog/event-catalog.js';
+import { eventSchema, eventTypes, thinEventSchema } from '../catalog/event-catalog.js';
 import type { Operation } from '../catalog/operation.js';
 import { objectInVersion } from '../catalog/resource-operations.js';
 import { securitySchemes } from '../catalog/security-schemes.js';
@@ -192,7 +192,9 @@ export function openApiDocument(input: DocumentInput): Obj {
   }
 
   const webhooks: Obj = {};
-  for (const event of eventTypes(model)) {
+  const events = eventTypes(model);
+  if (events.length > 0) schemas.ThinEvent = thinEventSchema();
+  for (const event of events) {
     const key = `${pascal(event.type.replace('.', '_'))}Event`;
     schemas[key] = eventSchema(model, version, event);
     webhooks[event.type] = {
@@ -218,7 +220,11 @@ export function openApiDocument(input: DocumentInput): Obj {
             schema: { type: 'string' },
           },
         ],
-        requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${key}` } } } },
+        requestBody: {
+          required: true,
+          description: 'The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL).',
+          content: { 'application/json': { schema: { oneOf: [{ $ref: `#/components/schemas/${key}` }, { $ref: '#/components/schemas/ThinEvent' }] } } },
+        },
         responses: { '200': { description: 'Received; any 2xx counts. Anything else, or no answer within the timeout, is retried with backoff.' } },
         // The receiver authenticates Canon by the signature, not by a credential Canon sends.
         security: [],

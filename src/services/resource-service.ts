@@ -3,6 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { SYSTEM, type Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import { eventTypeTable } from '../model/event-types.js';
 import { emitsEvents, newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
 import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
@@ -545,6 +546,11 @@ export class ResourceService {
       },
       update: async (resource, id, changes, eventType) => {
         const target = this.resource(resource);
+        if (eventType !== undefined && eventTypeTable(this.model).get(eventType)?.resource !== target.name) {
+          throw new Error(
+            `a hook wrote ${resource} under the event type ${eventType}, which ${resource} does not declare (ResourceDef.eventTypes): the event catalog lists every type an app emits`,
+          );
+        }
         const current = await tx.lock(resource, id, 'update');
         if (!current) throw notFound(target);
         return this.applyUpdate(tx, ctx, target, current, changes, now, eventType === undefined ? {} : { eventType });

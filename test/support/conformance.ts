@@ -2,7 +2,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { Catalog } from '../../src/catalog/catalog.js';
-import { eventSchema, eventTypes } from '../../src/catalog/event-catalog.js';
+import { eventSchema, eventTypes, thinEventSchema } from '../../src/catalog/event-catalog.js';
 import { responseHeaders } from '../../src/catalog/response-headers.js';
 import { ERROR_CATALOG, type ErrorCode } from '../../src/errors/catalog.js';
 import type { CompiledModel } from '../../src/model/compile.js';
@@ -36,21 +36,26 @@ const BEFORE_ROUTING: ReadonlySet<ErrorCode> = new Set([
   'RATE_LIMITED',
 ]);
 
-/** Events of the feed checked against the event catalog: their type is one it lists, their payload its schema in the version they are shown in. */
-function eventViolations(model: CompiledModel, events: unknown[]): string[] {
+/**
+ * Events checked against the event catalog: their type is one it lists, their payload its schema in the version
+ * they are shown in. The feed's pages are sampled; `all` checks every one (a stream's frames, webhook deliveries),
+ * and `thin` accepts a delivery's thin form (over 64 KiB) by its own schema.
+ */
+export function eventViolations(model: CompiledModel, events: unknown[], options: { all?: boolean; thin?: boolean } = {}): string[] {
   const out: string[] = [];
   const types = new Map(eventTypes(model).map((e) => [e.type, e]));
-  for (const event of events.slice(0, SAMPLE * 3) as Array<{ type?: string; api_version?: string }>) {
+  for (const event of (options.all ? events : events.slice(0, SAMPLE * 3)) as Array<{ type?: string; api_version?: string; thin?: unknown }>) {
     const type = types.get(event.type ?? '');
     const version = model.versions.find((v) => v.date === event.api_version);
     if (!type || !version) {
       out.push(`event ${String(event.type)} (${String(event.api_version)}) is not in the event catalog`);
       continue;
     }
-    const key = `${version.name} ${type.type}`;
+    const thin = options.thin === true && event.thin === true;
+    const key = `${version.name} ${type.type}${thin ? ' thin' : ''}`;
     let validate = eventValidators.get(model)?.get(key);
     if (!validate) {
-      validate = ajv.compile(eventSchema(model, version, type));
+      validate = ajv.compile(thin ? thinEventSchema() : eventSchema(model, version, type));
       if (!eventValidators.has(model)) eventValidators.set(model, new Map());
       eventValidators.get(model)!.set(key, validate);
     }

@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { EventSource } from 'eventsource';
 import type { Config } from '../../../src/config/config.js';
 import { eventually } from '../../support/eventually.js';
+import { eventViolations } from '../../support/conformance.js';
 import { ADMIN_KEY, createCustomer, errorShape, fromFetch, startServer, TEST_OVERLOAD, type TestServer } from '../../support/harness.js';
 import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
 
@@ -217,7 +218,7 @@ async function anchor(server: TestServer): Promise<string> {
 }
 
 /** Waits until `tap` has received every id of `expected`, lets duplicates show, then asserts exactly `expected`, in order. */
-async function receivedExactly(tap: Tap, expected: readonly Json[], what: string): Promise<void> {
+async function receivedExactly(server: TestServer, tap: Tap, expected: readonly Json[], what: string): Promise<void> {
   const want = new Set(expected.map((e) => e.id));
   await eventually(async () => tap.events.filter((e) => want.has(e.id)).length >= want.size, `${what}: ${want.size} events on the stream`, 20_000, 20);
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -226,6 +227,16 @@ async function receivedExactly(tap: Tap, expected: readonly Json[], what: string
   assert.deepEqual(got, [...expected.map((e) => e.id)], `${what}: exactly the listed events, in sequence order`);
   const sequences = tap.events.map((e) => e.data.sequence as number);
   for (let i = 1; i < sequences.length; i++) assert.ok(sequences[i]! > sequences[i - 1]!, `${what}: strictly increasing sequence`);
+  // Each frame's data is an event the catalog lists, in its schema for the version it names (issue 27.2).
+  assert.deepEqual(
+    eventViolations(
+      server.runtime.model,
+      tap.events.map((e) => e.data),
+      { all: true },
+    ),
+    [],
+    what,
+  );
 }
 
 /** Streams need a socket: the listening modes, on SQLite (a file, so a restart keeps the log) and on PostgreSQL when configured. */
@@ -304,7 +315,7 @@ for (const mode of MODES) {
         const concurrent = await createProducts(server, 50, 5);
         const expected = await listed(server, [...earlier, ...concurrent], start);
         assert.equal(expected.length, 350);
-        await receivedExactly(ring, expected, 'replay from the ring');
+        await receivedExactly(server, ring, expected, 'replay from the ring');
         assert.equal(ring.requests.length, 1, 'one connection');
       } finally {
         ring.close();
@@ -316,7 +327,7 @@ for (const mode of MODES) {
         const concurrent = await createProducts(server, 50, 5);
         const expected = await listed(server, concurrent, start);
         assert.equal(expected.length, 400);
-        await receivedExactly(log, expected, 'replay from the log');
+        await receivedExactly(server, log, expected, 'replay from the log');
       } finally {
         log.close();
       }
@@ -342,7 +353,7 @@ for (const mode of MODES) {
         const afterUp = await createProducts(server, 20, 4);
         const expected = await listed(server, [...first, ...missed, ...whileDown, ...afterUp], start);
         assert.equal(expected.length, 80);
-        await receivedExactly(tap, expected, 'resumed stream');
+        await receivedExactly(server, tap, expected, 'resumed stream');
         assert.ok(tap.opens >= 2, 'the client reconnected');
         assert.ok(
           tap.requests.slice(1).some((h) => h['Last-Event-ID'] === lastSeen),
@@ -370,7 +381,7 @@ for (const mode of MODES) {
       };
       const tap = new Tap(`${server.baseUrl}/events?after=${start}`, ADMIN_KEY);
       try {
-        await receivedExactly(tap, expected, 'after a failed replay');
+        await receivedExactly(server, tap, expected, 'after a failed replay');
         assert.ok(calls >= 2, 'the replay was read again');
         assert.ok(tap.errors.length >= 1 && tap.opens >= 2, 'the first stream ended and the client reconnected');
       } finally {

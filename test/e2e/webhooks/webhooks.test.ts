@@ -3,6 +3,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { commerce } from '../../../examples/commerce/index.js';
+import { compileModel } from '../../../src/model/compile.js';
+import { withPlatform } from '../../../src/runtime/compose.js';
+import { eventViolations } from '../../support/conformance.js';
 import { eventually } from '../../support/eventually.js';
 import type { CanonProcess } from '../../support/processes.js';
 import { all, call, STORES, type Json } from './api.js';
@@ -14,6 +18,8 @@ const SCHEDULE = [0, 0.5, 1];
 const TIMEOUT_MS = 500;
 /** How long a test waits for something the worker does (it polls every 100 ms). */
 const PATIENCE_MS = 15_000;
+/** The app `canon serve` runs (the reference commerce app), for the event catalog. */
+const model = compileModel(withPlatform(commerce));
 
 interface Endpoint {
   id: string;
@@ -424,6 +430,12 @@ for (const store of STORES) {
     it('every delivery the receiver got verified with its endpoint’s secret', () => {
       assert.ok(receiver.requests.length > 0);
       assert.deepEqual(receiver.problems, []);
+    });
+
+    it('every delivery the receiver got is an event the catalog lists, in its schema for the version it names (issue 27.2)', () => {
+      const bodies = receiver.requests.map((r) => JSON.parse(r.body) as unknown);
+      assert.ok(bodies.length > 10, `${bodies.length} deliveries`);
+      assert.deepEqual(eventViolations(model, bodies, { all: true, thin: true }), []);
     });
   });
 }

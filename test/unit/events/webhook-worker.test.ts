@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
+import { Ajv } from 'ajv';
+import { thinEventSchema } from '../../../src/catalog/event-catalog.js';
 import { WebhookWorker } from '../../../src/events/webhook-worker.js';
 import { compileModel, type CompiledModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
@@ -104,6 +106,9 @@ describe('the webhook worker', () => {
     assert.equal(body.thin, true);
     assert.equal(body.type, 'thin.created');
     assert.deepEqual(body.data.object, { id: objectId, url: `/v2/products/${objectId}` });
+    // The catalog's thin form (the OpenAPI document's ThinEvent) describes exactly this body.
+    const thin = new Ajv({ strict: false }).compile(thinEventSchema());
+    assert.equal(thin(body), true, JSON.stringify(thin.errors));
     const small = await event('thin.updated', { id: objectId, name: 'small' });
     const full = JSON.parse((await sentFor(small)).body);
     assert.equal(full.thin, undefined);
