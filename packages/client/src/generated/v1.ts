@@ -1724,6 +1724,26 @@ export interface components {
       updated_at?: string;
       links: components['schemas']['Link'][];
     };
+    /** @description A delivery too large to send whole: fetch the object at `data.object.url` (with your credentials). */
+    ThinEvent: {
+      /** Format: uuid */
+      id: string;
+      type: string;
+      sequence: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @description The release date of the version the URL is in. */
+      api_version: string;
+      /** @constant */
+      thin: true;
+      data: {
+        object: {
+          id: string;
+          /** @description The object’s path, e.g. `/v2/orders/{id}`. */
+          url: string;
+        };
+      };
+    };
     /** @description A user was created. */
     UserCreatedEvent: {
       /** Format: uuid */
@@ -8659,9 +8679,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['UserCreatedEvent'];
+        'application/json': components['schemas']['UserCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8688,9 +8709,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['UserUpdatedEvent'];
+        'application/json': components['schemas']['UserUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8717,9 +8739,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['UserDeletedEvent'];
+        'application/json': components['schemas']['UserDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8746,9 +8769,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProductCreatedEvent'];
+        'application/json': components['schemas']['ProductCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8775,9 +8799,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProductUpdatedEvent'];
+        'application/json': components['schemas']['ProductUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8804,9 +8829,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProductDeletedEvent'];
+        'application/json': components['schemas']['ProductDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8833,9 +8859,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderCreatedEvent'];
+        'application/json': components['schemas']['OrderCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8862,9 +8889,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderUpdatedEvent'];
+        'application/json': components['schemas']['OrderUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8891,9 +8919,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderDeletedEvent'];
+        'application/json': components['schemas']['OrderDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8920,9 +8949,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderPaidEvent'];
+        'application/json': components['schemas']['OrderPaidEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8949,9 +8979,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderShippedEvent'];
+        'application/json': components['schemas']['OrderShippedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8978,9 +9009,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderDeliveredEvent'];
+        'application/json': components['schemas']['OrderDeliveredEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9007,9 +9039,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderCancelledEvent'];
+        'application/json': components['schemas']['OrderCancelledEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9036,9 +9069,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderItemCreatedEvent'];
+        'application/json': components['schemas']['OrderItemCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9065,9 +9099,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderItemUpdatedEvent'];
+        'application/json': components['schemas']['OrderItemUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9094,9 +9129,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderItemDeletedEvent'];
+        'application/json': components['schemas']['OrderItemDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9123,9 +9159,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ReviewCreatedEvent'];
+        'application/json': components['schemas']['ReviewCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9152,9 +9189,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ReviewUpdatedEvent'];
+        'application/json': components['schemas']['ReviewUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9181,9 +9219,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ReviewDeletedEvent'];
+        'application/json': components['schemas']['ReviewDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9210,9 +9249,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ApiKeyCreatedEvent'];
+        'application/json': components['schemas']['ApiKeyCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9239,9 +9279,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ApiKeyUpdatedEvent'];
+        'application/json': components['schemas']['ApiKeyUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9268,9 +9309,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ApiKeyDeletedEvent'];
+        'application/json': components['schemas']['ApiKeyDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9297,9 +9339,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OauthClientCreatedEvent'];
+        'application/json': components['schemas']['OauthClientCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9326,9 +9369,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OauthClientUpdatedEvent'];
+        'application/json': components['schemas']['OauthClientUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9355,9 +9399,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OauthClientDeletedEvent'];
+        'application/json': components['schemas']['OauthClientDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {

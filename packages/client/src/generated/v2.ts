@@ -1731,6 +1731,26 @@ export interface components {
       updated_at?: string;
       links: components['schemas']['Link'][];
     };
+    /** @description A delivery too large to send whole: fetch the object at `data.object.url` (with your credentials). */
+    ThinEvent: {
+      /** Format: uuid */
+      id: string;
+      type: string;
+      sequence: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @description The release date of the version the URL is in. */
+      api_version: string;
+      /** @constant */
+      thin: true;
+      data: {
+        object: {
+          id: string;
+          /** @description The object’s path, e.g. `/v2/orders/{id}`. */
+          url: string;
+        };
+      };
+    };
     /** @description A user was created. */
     UserCreatedEvent: {
       /** Format: uuid */
@@ -8511,9 +8531,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['UserCreatedEvent'];
+        'application/json': components['schemas']['UserCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8540,9 +8561,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['UserUpdatedEvent'];
+        'application/json': components['schemas']['UserUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8569,9 +8591,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['UserDeletedEvent'];
+        'application/json': components['schemas']['UserDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8598,9 +8621,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProductCreatedEvent'];
+        'application/json': components['schemas']['ProductCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8627,9 +8651,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProductUpdatedEvent'];
+        'application/json': components['schemas']['ProductUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8656,9 +8681,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ProductDeletedEvent'];
+        'application/json': components['schemas']['ProductDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8685,9 +8711,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderCreatedEvent'];
+        'application/json': components['schemas']['OrderCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8714,9 +8741,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderUpdatedEvent'];
+        'application/json': components['schemas']['OrderUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8743,9 +8771,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderDeletedEvent'];
+        'application/json': components['schemas']['OrderDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8772,9 +8801,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderPaidEvent'];
+        'application/json': components['schemas']['OrderPaidEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8801,9 +8831,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderShippedEvent'];
+        'application/json': components['schemas']['OrderShippedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8830,9 +8861,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderDeliveredEvent'];
+        'application/json': components['schemas']['OrderDeliveredEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8859,9 +8891,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderCancelledEvent'];
+        'application/json': components['schemas']['OrderCancelledEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8888,9 +8921,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderItemCreatedEvent'];
+        'application/json': components['schemas']['OrderItemCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8917,9 +8951,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderItemUpdatedEvent'];
+        'application/json': components['schemas']['OrderItemUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8946,9 +8981,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OrderItemDeletedEvent'];
+        'application/json': components['schemas']['OrderItemDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -8975,9 +9011,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ReviewCreatedEvent'];
+        'application/json': components['schemas']['ReviewCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9004,9 +9041,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ReviewUpdatedEvent'];
+        'application/json': components['schemas']['ReviewUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9033,9 +9071,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ReviewDeletedEvent'];
+        'application/json': components['schemas']['ReviewDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9062,9 +9101,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ApiKeyCreatedEvent'];
+        'application/json': components['schemas']['ApiKeyCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9091,9 +9131,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ApiKeyUpdatedEvent'];
+        'application/json': components['schemas']['ApiKeyUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9120,9 +9161,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['ApiKeyDeletedEvent'];
+        'application/json': components['schemas']['ApiKeyDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9149,9 +9191,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OauthClientCreatedEvent'];
+        'application/json': components['schemas']['OauthClientCreatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9178,9 +9221,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OauthClientUpdatedEvent'];
+        'application/json': components['schemas']['OauthClientUpdatedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
@@ -9207,9 +9251,10 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
+    /** @description The event; a body over 64 KiB is sent thin instead (`ThinEvent`: fetch the object by its URL). */
     requestBody: {
       content: {
-        'application/json': components['schemas']['OauthClientDeletedEvent'];
+        'application/json': components['schemas']['OauthClientDeletedEvent'] | components['schemas']['ThinEvent'];
       };
     };
     responses: {
