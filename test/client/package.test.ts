@@ -75,7 +75,7 @@ describe('canon-client package', () => {
     };
     assert.equal(manifest.private, undefined, 'publishable');
     assert.ok(files.has('package.json') && files.has('README.md'));
-    const stray = [...files].filter((f) => !/^(package\.json|README\.md|LICENSE|dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)|src\/.+\.ts)$/.test(f));
+    const stray = [...files].filter((f) => !/^(package\.json|README(-[a-z]+)?\.md|LICENSE|dist\/.+\.(js|d\.ts|js\.map|d\.ts\.map)|src\/.+\.ts)$/.test(f));
     assert.deepEqual(stray, [], 'nothing but the build, its sources and the manifest (no .tsbuildinfo, no scripts, no tests)');
     // Declaration-only sources (src/node-crypto.d.ts: types for node:crypto, which the DOM-only tsconfig lacks) emit nothing.
     const sources = [...files].filter((f) => f.startsWith('src/') && !f.endsWith('.d.ts')).map((f) => f.slice(4, -3));

@@ -1,6 +1,6 @@
 // Type tests of canon-client (issue 28.2): each version's methods take and give that version's shapes, derived from the generated documents; wrong bodies, parameters and options do not compile. Run by `npm run typetest` (tstyche).
 import { describe, expect, test } from 'tstyche';
-import { createClient, type CanonClient, type Operation, type V1Components, type V2Components } from '../../packages/client/src/index.js';
+import { createClient, type CanonClient, type CanonEvent, type Operation, type V1Components, type V2Components } from '../../packages/client/src/index.js';
 
 type V2Product = V2Components['schemas']['Product'];
 type V1Product = V1Components['schemas']['Product'];
@@ -72,6 +72,8 @@ describe('per-version shapes', () => {
     expect(v2.webhookDeliveries.retry('d')).type.toBeAssignableTo<Promise<Operation<V2Components['schemas']['WebhookDelivery'], V2Components['schemas']['WebhookDelivery']>>>();
     expect(v2.webhookDeliveries).type.not.toHaveProperty('create');
     expect(v2.events.list).type.toBeCallableWith({ after: 'e', type: ['order.*', 'product.created'] });
+    expect(v2.events.stream({ after: 'e', type: ['order.*'], signal: new AbortController().signal })).type.toBe<AsyncGenerator<CanonEvent, void, undefined>>();
+    expect(v2.events.stream).type.not.toBeCallableWith({ after: 1 });
     expect(v2.users.changePassword).type.toBeCallableWith('u', { current_password: 'a', new_password: 'b' });
     expect(v2.users.changePassword).type.not.toBeCallableWith('u', { password: 'b' });
   });

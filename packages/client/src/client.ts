@@ -1,10 +1,12 @@
 // createClient (DESIGN §7 "Client (contract)"): the options checked, one transport, the credential, and the methods built from the operations table, typed per version.
 import { credentialOf, SessionCredential, type CredentialOptions } from './credentials/index.js';
 import { EtagCache } from './etag-cache.js';
+import type { CanonEvent } from './event.js';
 import { fromSpec, list, read, remove, segment, type Methods } from './methods.js';
 import { COLLECTIONS, EVENTS_PATH, PLATFORM_PREFIX, SESSIONS_PATH } from './operations.js';
 import type { Listing } from './paging.js';
 import { retryPolicy, type RetryOptions } from './retry.js';
+import { openEventStream, type EventStreamOptions } from './stream.js';
 import { Transport } from './transport.js';
 import type { ApiVersion, EventListParams, ItemOf, OperationAt, PageOf, PathsOf, Resources, SessionBody } from './types.js';
 
@@ -25,9 +27,17 @@ export interface ClientOptions<V extends ApiVersion = ApiVersion> extends Creden
   timeoutMs?: number;
 }
 
+/** `client.events.stream()`'s options: start after an event id, which types, when to stop, how to reconnect (src/stream.ts). */
+export type EventStreamParams = Pick<EventStreamOptions, 'after' | 'type' | 'signal' | 'reconnect'>;
+
 type Events<P> = {
   /** The event log (`GET /events`), oldest first, across pages: `after` an event id, `type` patterns (`order.*`). */
   list(params?: EventListParams<P>): Listing<ItemOf<OperationAt<P, '/events', 'get'>>, PageOf<OperationAt<P, '/events', 'get'>>>;
+  /**
+   * The live stream (`GET /events` as Server-Sent Events, DESIGN §9): each new event as it is written, resumed with
+   * `Last-Event-ID` after a disconnect; this client's credential is asked for its headers at every connection.
+   */
+  stream(params?: EventStreamParams): AsyncGenerator<CanonEvent, void, undefined>;
 };
 
 export interface Sessions {
@@ -88,6 +98,10 @@ export function createClient(options: ClientOptions): CanonClient<1> | CanonClie
     remove(transport, 'PUT', `${PLATFORM_PREFIX}/users/${segment(userId)}/password`, body, callOptions);
   client.events = {
     list: (params: { type?: string | readonly string[] } & Record<string, string | number | readonly string[] | undefined> = {}) => list(transport, EVENTS_PATH, params),
+    stream: (params: EventStreamParams = {}) => {
+      const url = transport.resolve(EVENTS_PATH);
+      return openEventStream({ ...params, url, fetch: transport.fetch, headers: () => transport.headersFor('GET', url) });
+    },
   };
   const session = (): SessionCredential => {
     if (!(credential instanceof SessionCredential)) throw new TypeError('client.sessions needs a client created with session credentials');

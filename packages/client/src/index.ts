@@ -1,6 +1,6 @@
 // canon-client's public entry point: what `import … from 'canon-client'` gives (DESIGN §7 "Client (contract)").
 export { createClient } from './client.js';
-export type { CanonClient, ClientOptions, Sessions } from './client.js';
+export type { CanonClient, ClientOptions, EventStreamParams, Sessions } from './client.js';
 export { CanonError, CanonNetworkError, OperationFailedError, OperationTimeoutError } from './errors.js';
 export type { ErrorContext, ErrorObject } from './errors.js';
 export type { OAuthOptions, SessionOptions } from './credentials/index.js';
@@ -29,3 +29,5 @@ export type {
 } from './types.js';
 export type { components as V1Components, paths as V1Paths, webhooks as V1Webhooks } from './generated/v1.js';
 export type { components as V2Components, paths as V2Paths, webhooks as V2Webhooks } from './generated/v2.js';
+export { verifyWebhook, createWebhookHandler } from './webhooks/index.js';
+export type { CanonEvent } from './event.js';
