@@ -19,17 +19,22 @@ for (const mode of MODES) {
     });
     after(async () => server.close());
 
-    /** The newest event id the admin can see (the position a stream starts after). */
-    const newest = async (): Promise<string> => {
-      let last: string | undefined;
-      for await (const e of admin.events.list({ limit: 100 })) last = e.id;
-      assert.ok(last);
-      return last;
+    /**
+     * The id of the event about `objectId` in `client`'s log, once it is there: PostgreSQL numbers events just after
+     * their commit (docs/events.md), so the write's answer can come before its event is listed.
+     */
+    const eventOf = async (client: CanonClient, objectId: string): Promise<string> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        for await (const e of client.events.list({ limit: 100 })) if ((e.data.object as { id?: string }).id === objectId) return e.id;
+        if (Date.now() > deadline) throw new Error(`no event about ${objectId} within 10 s`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     };
 
     it('an API-key client streams the events written after `after`, of the `type` asked for, until its signal aborts', async () => {
-      await admin.products.create({ name: 'Before', price: { amount: 1, currency: 'EUR' } });
-      const start = await newest();
+      const before = await admin.products.create({ name: 'Before', price: { amount: 1, currency: 'EUR' } });
+      const start = await eventOf(admin, before.id!);
       const made = await admin.products.create({ name: 'Streamed', price: { amount: 2, currency: 'EUR' } });
       await admin.users.create({ email: `streamed-${mode.replace('/', '-')}@example.com`, full_name: 'Not a product', password: 'long enough password' });
       const made2 = await admin.products.create({ name: 'Streamed 2', price: { amount: 3, currency: 'EUR' } });
@@ -55,9 +60,7 @@ for (const mode of MODES) {
       await admin.users.create({ email, full_name: 'Streamer', password: 'long enough password' });
       const s = createClient({ baseUrl: server.baseUrl!, session: { email, password: 'long enough password' } });
       const mine = await s.orders.create({});
-      let from: string | undefined;
-      for await (const e of s.events.list()) if ((e.data.object as { id?: string }).id === mine.id) from = e.id;
-      assert.ok(from, 'the session sees its own order.created');
+      const from = await eventOf(s, mine.id!);
       const next = await s.orders.create({});
       for await (const event of s.events.stream({ after: from, type: ['order.*'] })) {
         assert.equal((event.data.object as { id: string }).id, next.id);

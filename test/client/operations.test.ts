@@ -64,9 +64,15 @@ for (const mode of MODES) {
       assert.equal(responseOf(again.body)?.replayed, true);
       assert.equal(again.location, first.location);
       assert.equal((await again.done()).status, 'succeeded');
-      const payments = [];
-      for await (const e of admin.events.list({ type: 'order.paid' })) if ((e.data.object as { id?: string }).id === id) payments.push(e.id);
-      assert.equal(payments.length, 1);
+      // PostgreSQL numbers events just after their commit: wait for the first, then count.
+      const paidEvents = async (): Promise<string[]> => {
+        const ids: string[] = [];
+        for await (const e of admin.events.list({ type: 'order.paid' })) if ((e.data.object as { id?: string }).id === id) ids.push(e.id);
+        return ids;
+      };
+      const deadline = Date.now() + 10_000;
+      while ((await paidEvents()).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal((await paidEvents()).length, 1);
     });
 
     it('a declined payment: done() throws OperationFailedError with the final state', async () => {

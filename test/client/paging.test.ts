@@ -112,8 +112,12 @@ for (const mode of MODES) {
 
     it('nested collections and the event log page the same way', async () => {
       const c = createClient({ baseUrl: server.baseUrl!, apiKey: ADMIN_KEY });
-      const events: string[] = [];
-      for await (const e of c.events.list({ type: 'product.created', limit: 10 })) events.push(e.id);
+      // PostgreSQL numbers events just after their commit: wait until all 45 are listed.
+      let events: string[] = [];
+      for (const deadline = Date.now() + 10_000; events.length < COUNT && Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+        events = [];
+        for await (const e of c.events.list({ type: 'product.created', limit: 10 })) events.push(e.id);
+      }
       assert.equal(events.length, COUNT);
       assert.deepEqual(events, await walk('/events?type=product.created&limit=10'));
       const after: string[] = [];

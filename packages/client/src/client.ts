@@ -23,7 +23,7 @@ export interface ClientOptions<V extends ApiVersion = ApiVersion> extends Creden
   cache?: boolean | { maxEntries?: number };
   /** Headers sent on every request. */
   headers?: Record<string, string>;
-  /** How long one try may take, the answer's body included, before it counts as a network failure. Default 30 s; 0: no limit. */
+  /** How long one try may take, the answer's body included, before it counts as a network failure and is abandoned (a `signal` cancels). Default 30 s; 0: no limit. */
   timeoutMs?: number;
 }
 
