@@ -19,7 +19,7 @@ import { ERROR_CATALOG } from '../errors/catalog.js';
 import type { Principal } from '../model/principal.js';
 import type { Idempotency, StoredResponse } from '../services/idempotency.js';
 import type { Tx } from '../store/types.js';
-import { measure } from './bounds.js';
+import { measure, type Measure } from './bounds.js';
 import { createContext, type EngineServices } from './context.js';
 import { appErrorOf, formatFieldError, formatRequestError, type CanonFormattedError, type RequestError } from './errors.js';
 import { beginKeyed, type KeyedRun } from './keyed.js';
@@ -114,9 +114,10 @@ export class GraphqlEngine {
       return this.refused(req, [{ error: new AppError('GRAPHQL_VALIDATION_FAILED', message) }]);
     }
     const variables = req.params.variables ?? {};
-    const bounded = this.bounded(document, operation, variables);
+    const measured = measure(this.schema, document, operation, variables, this.options.maxDepth);
+    const bounded = this.bounded(measured);
     if (bounded) return this.refused(req, [bounded]);
-    const units = Math.max(1, Math.ceil(measure(this.schema, document, operation, variables, this.options.maxDepth).cost / this.options.costPerRequest));
+    const units = Math.max(1, Math.ceil(measured.cost / this.options.costPerRequest));
     try {
       if (units > 1) await req.charge(units - 1);
     } catch (err) {
@@ -159,9 +160,8 @@ export class GraphqlEngine {
   }
 
   /** Depth and cost against the limits; the refusal says which and by how much. */
-  private bounded(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): RequestError | undefined {
+  private bounded(m: Measure): RequestError | undefined {
     const { maxDepth, maxCost } = this.options;
-    const m = measure(this.schema, document, operation, variables, maxDepth);
     const details = [
       ...(m.depth > maxDepth ? [{ field: 'depth', message: `is more than ${maxDepth}, the deepest an operation may nest`, value: m.depth }] : []),
       ...(m.cost > maxCost ? [{ field: 'cost', message: `is more than ${maxCost}: each object field counts 1, a paged field's selection \`first\` times`, value: m.cost }] : []),
