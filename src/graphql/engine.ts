@@ -227,9 +227,8 @@ export class GraphqlEngine {
   private answer(req: EngineRequest, result: ExecutionResult): EngineResponse {
     let facts: ErrorFacts = {};
     const errors: CanonFormattedError[] = (result.errors ?? []).map((e) => {
-      // Variables that do not fit the operation stop it before it runs (no data): a request error.
-      if (result.data === undefined && !e.originalError)
-        return formatRequestError({ error: new AppError('GRAPHQL_VALIDATION_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) });
+      // Without data nothing ran: variables that do not fit the operation stopped it (a scalar's refusal is their original error).
+      if (result.data === undefined) return formatRequestError({ error: new AppError('GRAPHQL_VALIDATION_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) });
       const f = formatFieldError(e, req.internal);
       facts = { ...f.facts, ...facts };
       return f.error;
