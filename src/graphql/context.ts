@@ -1,22 +1,10 @@
 // What every resolver of one request is given: the principal, the use cases, the request's own loaders, and where reads go.
-import type { CompiledModel } from '../model/compile.js';
 import type { Principal } from '../model/principal.js';
-import type { ListPages } from '../services/list-pages.js';
-import type { Ctx, ResourceService } from '../services/resource-service.js';
-import type { VisibleBatches } from '../services/visible-batches.js';
+import type { Ctx } from '../services/resource-service.js';
 import type { Reader } from '../store/types.js';
+import type { EngineServices } from './engine-services.js';
 import type { KeyedRun } from './keyed.js';
 import { Loaders } from './loaders.js';
-
-/** The use cases the resolvers call: the same services as REST, so the two front ends cannot disagree. */
-export interface EngineServices {
-  model: CompiledModel;
-  services: ResourceService;
-  pages: ListPages;
-  batches: VisibleBatches;
-  /** Signs cursors, as REST's. */
-  secret: string;
-}
 
 export interface Context {
   principal: Principal;
@@ -52,3 +40,5 @@ export function createContext(deps: EngineServices, principal: Principal, reader
     memo: new Map(),
   };
 }
+
+export type { EngineServices };

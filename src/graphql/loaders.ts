@@ -5,7 +5,7 @@ import type { Principal } from '../model/principal.js';
 import type { Loaded } from '../services/access.js';
 import type { ChildGroup, GroupRequest } from '../services/visible-batches.js';
 import type { Reader } from '../store/types.js';
-import type { EngineServices } from './context.js';
+import type { EngineServices } from './engine-services.js';
 
 /** Ids per batch: the store reads at most 1000 at once (Reader.getMany, listGroups). */
 const MAX_BATCH = 500;
