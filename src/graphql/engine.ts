@@ -69,9 +69,13 @@ export interface EngineResponse {
 /** The longest document parsed (graphql-js `maxTokens`): a pathological document is refused before it costs memory. */
 const MAX_TOKENS = 20_000;
 
+/** Valid documents kept by their text; when full, it starts over (as REST's list plans, src/http/list-plans.ts). */
+const MAX_DOCUMENTS = 1_000;
+
 export class GraphqlEngine {
   readonly schema: GraphQLSchema;
   private readonly rules: readonly ValidationRule[];
+  private readonly documents = new Map<string, DocumentNode>();
 
   constructor(
     private readonly deps: EngineServices & { catalog: Catalog; idempotency: Idempotency },
@@ -89,24 +93,15 @@ export class GraphqlEngine {
   async handle(req: EngineRequest): Promise<EngineResponse> {
     const source = this.sourceOf(req.params);
     if (typeof source !== 'string') return this.refused(req, [source]);
-    let document: DocumentNode;
-    try {
-      document = parse(source, { maxTokens: MAX_TOKENS, noLocation: false });
-    } catch (err) {
-      const e = err as GraphQLError;
-      return this.refused(req, [{ error: new AppError('GRAPHQL_PARSE_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) }]);
-    }
+    const checked = this.checkedDocument(source);
+    if ('refusals' in checked) return this.refused(req, checked.refusals);
+    const { document } = checked;
     const operation = getOperationAST(document, req.params.operationName ?? undefined);
     // GraphQL over HTTP §5.2: GET is for queries; a mutation there is 405 and runs nothing (DESIGN §7).
     if (req.method === 'GET' && operation && operation.operation !== 'query') {
       throw new AppError('METHOD_NOT_ALLOWED', `A ${operation.operation} is sent with POST; GET runs queries only.`, { headers: { allow: 'POST' } });
     }
-    const invalid = validate(this.schema, document, this.rules, { maxErrors: 25 });
-    if (invalid.length > 0)
-      return this.refused(
-        req,
-        invalid.map((e) => ({ error: new AppError('GRAPHQL_VALIDATION_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) })),
-      );
+    if (checked.invalid) return this.refused(req, checked.invalid);
     if (!operation) {
       const message = req.params.operationName
         ? `The document has no operation named ${req.params.operationName}.`
@@ -132,6 +127,31 @@ export class GraphqlEngine {
       contextValue: createContext(this.deps, req.principal),
     });
     return this.answer(req, result);
+  }
+
+  /**
+   * The document of a query text, parsed and validated against the schema: a valid one is kept (clients send the
+   * same few operations again and again, and validation was four fifths of the engine's time per request). Only
+   * valid documents are kept, never refusals (cheap to make again; they would let bad documents fill the memo).
+   * A document is pure data of its text: the schema and the rules are fixed for the engine's life.
+   */
+  private checkedDocument(source: string): { document: DocumentNode; invalid?: RequestError[] } | { refusals: RequestError[] } {
+    const kept = this.documents.get(source);
+    if (kept) return { document: kept };
+    let document: DocumentNode;
+    try {
+      document = parse(source, { maxTokens: MAX_TOKENS });
+    } catch (err) {
+      const e = err as GraphQLError;
+      return { refusals: [{ error: new AppError('GRAPHQL_PARSE_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) }] };
+    }
+    const invalid = validate(this.schema, document, this.rules, { maxErrors: 25 });
+    if (invalid.length > 0) {
+      return { document, invalid: invalid.map((e) => ({ error: new AppError('GRAPHQL_VALIDATION_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) })) };
+    }
+    if (this.documents.size >= MAX_DOCUMENTS) this.documents.clear();
+    this.documents.set(source, document);
+    return { document };
   }
 
   /** The query to run: the text sent, or the registered one its persisted-query hash names (checked against the text when both come). */
