@@ -250,7 +250,8 @@ export class GraphqlEngine {
       // Without data nothing ran: variables that do not fit the operation stopped it (a scalar's refusal is their original error).
       if (result.data === undefined) return formatRequestError({ error: new AppError('GRAPHQL_VALIDATION_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) });
       const f = formatFieldError(e, req.internal);
-      facts = { ...f.facts, ...facts };
+      // Of a field's error only the wait says something about the response (a 200 challenges nobody to authenticate).
+      if (f.facts.retryAfterSeconds !== undefined && facts.retryAfterSeconds === undefined) facts = { retryAfterSeconds: f.facts.retryAfterSeconds };
       return f.error;
     });
     const body = JSON.stringify({ ...(errors.length ? { errors } : {}), ...(result.data !== undefined ? { data: result.data } : {}) });
