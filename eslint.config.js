@@ -22,8 +22,9 @@ const LAYERS = {
   services: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'auth'],
   webhooks: ['lib', 'errors'],
   events: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'services', 'webhooks'],
+  graphql: ['lib', 'errors', 'model', 'query', 'catalog', 'store', 'platform', 'services'],
   config: ['lib', 'errors', 'auth', 'limits'],
-  http: ['lib', 'errors', 'model', 'query', 'catalog', 'openapi', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks', 'events'],
+  http: ['lib', 'errors', 'model', 'query', 'catalog', 'openapi', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks', 'events', 'graphql'],
   runtime: [
     'lib',
     'errors',
@@ -42,9 +43,10 @@ const LAYERS = {
     'http',
     'webhooks',
     'events',
+    'graphql',
   ],
   check: [],
-  cli: ['lib', 'errors', 'model', 'catalog', 'openapi', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'events', 'examples', 'check'],
+  cli: ['lib', 'errors', 'model', 'catalog', 'openapi', 'store', 'platform', 'auth', 'services', 'config', 'runtime', 'webhooks', 'events', 'examples', 'check', 'graphql'],
 };
 const FOLDERS = [...Object.keys(LAYERS), 'examples'];
 const FASTIFY = { name: 'fastify', message: 'Only src/http imports Fastify.' };

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `canon` command: serve, worker, migrate, keys, openapi and check.
+// The `canon` command: serve, worker, migrate, keys, openapi, graphql-schema and check.
 import { parseArgs } from 'node:util';
 import { fromEnv, resolveConfig, tlsFrom, VERSIONING_STRATEGIES, type Config, type VersioningStrategy } from '../config/config.js';
 import { loadConfigFile, withFile } from '../config/config-file.js';
@@ -15,6 +15,8 @@ import { openStore } from '../runtime/open-store.js';
 import { ResourceService } from '../services/resource-service.js';
 import { PasswordHasher } from '../auth/password-hasher.js';
 import { checkCommand } from '../check/command.js';
+import { buildCatalog } from '../catalog/catalog.js';
+import { printSdl } from '../graphql/sdl.js';
 
 const USAGE = `usage: canon <command> [options]
 
@@ -26,6 +28,7 @@ commands:
   keys create      create an API key and print its secret once
   keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
   openapi          print the OpenAPI 3.1 document of a version (the newest without --version), as served
+  graphql-schema   print the GraphQL schema (SDL) the server serves at /graphql, as committed in docs/schema.graphql
   check <base-url> audit any HTTP API against the conventions (canon check --help, docs/check.md)
 
 options:
@@ -42,7 +45,7 @@ options:
   --name TEXT      keys create: the key's name
   --user ID        keys create: bind the key to this user (otherwise an admin key)
   --version N      openapi: the version, 1 or v1 (default: the newest)
-  --out FILE       openapi: write the document to FILE instead of standard output
+  --out FILE       openapi, graphql-schema: write to FILE instead of standard output
   -h, --help       show this help`;
 
 /** Flags over the environment over the configuration file over the defaults (docs/configuration.md). */
@@ -178,6 +181,17 @@ async function printOpenApi(config: Config, version: string | undefined, out: st
   }
 }
 
+/** `canon graphql-schema`: the SDL a server with this configuration serves, without opening a store. */
+async function printGraphqlSchema(config: Config, out: string | undefined): Promise<void> {
+  const model = compileModel(withPlatform(await appFor(config)));
+  const sdl = printSdl(model, buildCatalog(model));
+  if (out === undefined) process.stdout.write(sdl);
+  else {
+    writeFileSync(out, sdl);
+    console.error(`wrote ${out}`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   // `check` has options of its own and needs no Canon configuration (src/check/options.ts).
   if (argv[0] === 'check') {
@@ -219,6 +233,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'openapi') return printOpenApi(config, values.version, values.out);
+  if (command === 'graphql-schema') return printGraphqlSchema(config, values.out);
   if (command === 'keys' && sub === 'create') return createKey(config, values.name, values.user);
   if (command === 'keys' && sub === 'rotate-signing') {
     const runtime = await createRuntime({ ...config, seed: false }, { appDef: await appFor(config) });

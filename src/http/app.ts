@@ -36,6 +36,8 @@ import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
 import { metricsGuard, serviceHandlers } from './service-routes.js';
 import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from './event-routes.js';
+import { GRAPHQL_PATH } from '../catalog/graphql-operations.js';
+import { acceptsGraphql, graphqlHandlers } from './graphql/graphql-routes.js';
 import type { HttpDeps } from './deps.js';
 
 export type { HttpDeps } from './deps.js';
@@ -246,6 +248,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         !acceptsJson(request.headers.accept) &&
         !(selector.strategy === 'media-type' && acceptsVendorJson(request.headers.accept)) &&
         !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)) &&
+        !(request.routeOptions.url === GRAPHQL_PATH && acceptsGraphql(request.headers.accept)) &&
         !DOCUMENTATION_PATHS.has(request.routeOptions.url ?? '')
       )
         throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');
@@ -303,6 +306,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       ...guideHandlers(deps),
       ...docsHandlers(deps),
       ...openApiHandlers(deps, documents),
+      ...graphqlHandlers(deps),
     },
     resourceRoutes(deps),
     (op, spec) => {

@@ -18,6 +18,7 @@ import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
 import type { EventFeed } from '../events/feed.js';
 import type { EventHub } from '../events/hub.js';
+import type { GraphqlEngine } from '../graphql/engine.js';
 
 /** What the events endpoint needs beyond the common dependencies (src/http/event-routes.ts). */
 export interface EventDeps {
@@ -69,4 +70,6 @@ export interface HttpDeps {
   metrics: { text(): Promise<string>; contentType: string; versionRequest(version: string, deprecated: boolean): void };
   /** The event list and stream (src/http/event-routes.ts). */
   events: EventDeps;
+  /** The GraphQL engine behind `/graphql` (src/http/graphql/graphql-routes.ts). */
+  graphql: GraphqlEngine;
 }

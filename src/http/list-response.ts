@@ -5,7 +5,7 @@ import type { ApiVersion } from '../model/versions.js';
 import type { QueryInput } from '../query/list-params.js';
 import { planFor } from './list-plans.js';
 import type { Ctx, ParentRef } from '../services/resource-service.js';
-import type { Page } from '../services/list-pages.js';
+import type { Page, PageStart } from '../services/list-pages.js';
 import type { HttpDeps } from './deps.js';
 import { etagOf, pageEtagOf } from './conditional.js';
 import { itemJson } from './object-body.js';
@@ -17,6 +17,22 @@ function withParams(url: string, changes: Record<string, string>): string {
   const params = new URLSearchParams(query);
   for (const [k, v] of Object.entries(changes)) params.set(k, v);
   return `${path}?${params.toString()}`;
+}
+
+/** The query parameters that ask for the page starting at `start` (DESIGN §6), in the order links show them. */
+function paramsOf(start: PageStart): Record<string, string> {
+  switch (start.style) {
+    case 'cursor':
+      return { cursor: start.position };
+    case 'token':
+      return { page_token: start.position };
+    case 'keyset':
+      return { after_id: start.afterId };
+    case 'offset':
+      return { offset: String(start.offset), limit: String(start.limit) };
+    case 'page':
+      return { page: String(start.page), per_page: String(start.limit) };
+  }
 }
 
 /** A page as sent: its JSON text and its weak validator. */
@@ -86,8 +102,8 @@ export async function renderList(
 function renderPage(version: ApiVersion, r: CompiledResource, page: Page, self: string, canCreate: boolean, etags: readonly string[], validators: string): Rendered {
   const { plan } = page;
   const p = plan.page;
-  const next = page.next ? withParams(self, page.next) : undefined;
-  const prev = page.prev ? withParams(self, page.prev) : undefined;
+  const next = page.next ? withParams(self, paramsOf(page.next)) : undefined;
+  const prev = page.prev ? withParams(self, paramsOf(page.prev)) : undefined;
   // Everything but `data`, in the order the page shows it (data, then pagination, then links).
   const body: Record<string, unknown> = {};
   switch (p.style) {

@@ -25,6 +25,9 @@ import { seedIfEmpty } from './seed.js';
 import { EventFeed } from '../events/feed.js';
 import { EventHub } from '../events/hub.js';
 import { StreamGuard } from '../events/stream-guard.js';
+import { GraphqlEngine } from '../graphql/engine.js';
+import { VisibleBatches } from '../services/visible-batches.js';
+import { persistedQueries } from './persisted-queries.js';
 
 export interface ApiOptions {
   /** Called with the HTTP app before it is ready: add Fastify plugins, hooks or routes of your own. */
@@ -107,6 +110,18 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters,
     config.rateLimits,
   );
+  const pages = new ListPages(services, secret);
+  // The second front end on the same services (DESIGN §7): its schema is built once, from the model and the catalog.
+  const graphql = new GraphqlEngine(
+    { model, catalog, services, pages, batches: new VisibleBatches(store, model), secret, idempotency: core.idempotency },
+    {
+      maxDepth: config.graphqlMaxDepth,
+      maxCost: config.graphqlMaxCost,
+      costPerRequest: config.graphqlCostPerRequest,
+      introspection: config.graphqlIntrospection ?? !config.production,
+      persisted: persistedQueries(config.graphqlPersistedQueries),
+    },
+  );
   const app = await buildHttpApp({
     catalog,
     model,
@@ -121,7 +136,8 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     cookieNames: names,
     issuer,
     passwords,
-    pages: new ListPages(services, secret),
+    pages,
+    graphql,
     passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
     deviceCookies: new DeviceCookies(secret, names),
     idempotency: core.idempotency,
