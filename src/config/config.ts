@@ -243,6 +243,34 @@ function onOff(value: string | undefined, name: string): boolean | undefined {
   throw new Error(`${name} must be on or off, got "${value}"`);
 }
 
+/**
+ * CANON_PASSWORD_COST, `N,r,p`: scrypt's parameters for new hashes (RFC 7914 §2; every hash keeps its own, so
+ * hashes made before a change still verify). N a power of two from 2 to 2^24, r 1 to 32, p 1 to 16 (past these
+ * one hash takes gigabytes or minutes). Cheaper than the default only outside production: with
+ * NODE_ENV=production each parameter must be at least the default's (OWASP's minimum), so a setting meant for
+ * tests and development can never weaken a deployment's hashes.
+ */
+function scryptCost(value: string, production: boolean): ScryptCost {
+  const m = /^(\d+),(\d+),(\d+)$/.exec(value.replace(/\s+/g, ''));
+  const [N, r, p] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
+  if (!m || N < 2 || N > 2 ** 24 || (N & (N - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) {
+    throw new Error(
+      `CANON_PASSWORD_COST must be N,r,p with N a power of two from 2 to 16777216, r from 1 to 32 and p from 1 to 16 (default ${costText(DEFAULT_SCRYPT_COST)}), got "${value}"`,
+    );
+  }
+  const d = DEFAULT_SCRYPT_COST;
+  if (production && (N < d.N || r < d.r || p < d.p)) {
+    throw new Error(
+      `CANON_PASSWORD_COST ${costText({ N, r, p })} is below the default ${costText(d)}: refused in production (NODE_ENV=production), where every parameter must be at least the default's`,
+    );
+  }
+  return { N, r, p };
+}
+
+function costText(cost: ScryptCost): string {
+  return `${cost.N},${cost.r},${cost.p}`;
+}
+
 function int(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined;
   if (!/^\d+$/.test(value)) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
@@ -332,6 +360,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
   set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', VERSIONING_STRATEGIES));
   set('versionSunset', oneOf(env.CANON_VERSION_SUNSET?.toLowerCase(), 'CANON_VERSION_SUNSET', ['off', 'enforce'] as const));
+  if (env.CANON_PASSWORD_COST) out.passwordCost = scryptCost(env.CANON_PASSWORD_COST, env.NODE_ENV === 'production');
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
   if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');

@@ -72,7 +72,7 @@ for (const kind of ['sqlite', ...(PG_URL ? (['postgres'] as const) : [])] as con
 
     /** A store of its own: on one database, as another process's would be. */
     const open = async (): Promise<Store> => {
-      const { store } = openStore(url, { sqliteSynchronous: 'normal', poolSize: 4 });
+      const { store } = await openStore(url, { sqliteSynchronous: 'normal', poolSize: 4 });
       await store.migrate(model);
       stores.push(store);
       return store;

@@ -38,7 +38,7 @@ describe('the webhook worker', () => {
 
   before(async () => {
     model = compileModel(withPlatform(commerce));
-    store = openStore('sqlite::memory:').store;
+    store = (await openStore('sqlite::memory:')).store;
     await store.migrate(model);
     worker = new WebhookWorker(
       store,
