@@ -11,7 +11,7 @@ import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/config.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { CompiledModel } from '../model/compile.js';
-import type { Idempotency } from '../services/idempotency.js';
+import type { IdempotentExecution } from '../services/idempotent.js';
 import type { ListPages } from '../services/list-pages.js';
 import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
@@ -55,7 +55,8 @@ export interface HttpDeps {
   /** Every password hash and check, through the process's bounded queue. */
   passwords: PasswordHasher;
   deviceCookies: DeviceCookies;
-  idempotency: Idempotency;
+  /** Runs POSTs under their Idempotency-Key (the header is mapped in src/http/idempotent.ts). */
+  idempotent: IdempotentExecution;
   limiter: RateLimiter;
   /** The secret that signs cursors. */
   secret: string;

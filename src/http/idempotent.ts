@@ -1,7 +1,7 @@
-// Runs a POST under its Idempotency-Key: replay a stored response, or run once and store the response in the same transaction.
+// Maps a POST's Idempotency-Key header onto the idempotent execution use case (src/services/idempotent.ts) and sends its outcome.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, isAppError } from '../errors/app-error.js';
-import { IdempotencyRace, Replay, type StoredResponse } from '../services/idempotency.js';
+import { AppError } from '../errors/app-error.js';
+import type { StoredResponse } from '../services/idempotency.js';
 import type { Within } from '../services/resource-service.js';
 import type { HttpDeps } from './deps.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
@@ -20,7 +20,7 @@ export function send(reply: FastifyReply, response: StoredResponse, replayed = f
  * valid key: two keys in one request would silently become a third. So a repeat is 400, like any other
  * malformed key (RFC 9110 §5.3: only list-valued fields may be repeated, and this one is not a list).
  */
-function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+export function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   const value = request.headers['idempotency-key'];
   if (value === undefined) return undefined;
   const raw = request.raw.rawHeaders;
@@ -34,7 +34,8 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
 
 /**
  * `run` performs the change, handing the `within` it is given to its transaction; `render` turns the
- * result into the response, once, so the stored and the sent response are the same.
+ * result into the response, once, so the stored and the sent response are the same. A replay carries
+ * `Idempotent-Replayed: true`.
  */
 export async function idempotent<T>(
   deps: HttpDeps,
@@ -43,28 +44,12 @@ export async function idempotent<T>(
   run: (within?: Within<T>) => Promise<T>,
   render: (result: T) => StoredResponse,
 ): Promise<unknown> {
-  const key = idempotencyKeyOf(request);
-  if (key === undefined) return send(reply, render(await run()));
-  const ticket = deps.idempotency.begin(request.principal!, key, { method: request.method, url: request.url, body: request.body });
-  try {
-    let rendered: StoredResponse | undefined;
-    await run({
-      first: (tx) => ticket.check(tx),
-      last: (tx, result) => {
-        rendered = render(result);
-        return ticket.record(tx, rendered);
-      },
-    });
-    return send(reply, rendered!);
-  } catch (err) {
-    if (err instanceof Replay) return send(reply, err.response, true);
-    // Another process committed this key first: its response is the answer (or 422 for a different request).
-    if (err instanceof IdempotencyRace) return send(reply, await deps.idempotency.afterRace(ticket), true);
-    // A body refused before the transaction began: a key used for another request is still 422 REUSED.
-    // Nothing is replayed from here: authorization errors (which come first) and anything else keep their answer.
-    if (!ticket.checked && isAppError(err) && err.code === 'VALIDATION_ERROR') await deps.idempotency.refuseReuse(ticket);
-    throw err;
-  } finally {
-    ticket.release();
-  }
+  const outcome = await deps.idempotent.execute({
+    key: idempotencyKeyOf(request),
+    principal: request.principal!,
+    fingerprint: { method: request.method, url: request.url, body: request.body },
+    run,
+    render,
+  });
+  return send(reply, outcome.response, outcome.replayed);
 }

@@ -15,6 +15,7 @@ import { startMetricsListener, type MetricsListener } from '../http/metrics-list
 import { RateLimiter } from '../limits/rate-limiter.js';
 import type { Principal } from '../model/principal.js';
 import { generateApiKey } from '../platform/api-key-secrets.js';
+import { IdempotentExecution } from '../services/idempotent.js';
 import { ListPages } from '../services/list-pages.js';
 import { PasswordChanges } from '../services/password-change.js';
 import type { Commit } from '../store/types.js';
@@ -124,7 +125,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     pages: new ListPages(services, secret),
     passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
     deviceCookies: new DeviceCookies(secret, names),
-    idempotency: core.idempotency,
+    idempotent: new IdempotentExecution(core.idempotency),
     readiness: { required: { store: () => store.ping() }, optional: core.optionalChecks },
     limiter,
     log,
