@@ -3,7 +3,7 @@ import type { CompiledModel } from '../model/compile.js';
 import type { Principal } from '../model/principal.js';
 import type { StoredRecord } from '../model/records.js';
 import type { Reader, StoredEvent } from '../store/types.js';
-import { eventFilterFor, eventMatcher, seesNothing } from './visibility.js';
+import { eventFilterFor, eventMatcher, seesNothing } from '../services/event-visibility.js';
 
 /** Whether an event may go to the endpoint, or why nothing may. */
 export type Audience = { sees: (event: StoredEvent) => boolean } | { none: string };

@@ -12,7 +12,7 @@ import { nextAttemptDelayMs } from '../webhooks/retry-schedule.js';
 import type { SendInput, SendOutcome } from '../webhooks/sender.js';
 import { DispatchPositions, dispatching } from './dispatch-positions.js';
 import { eventView, thinEventView } from './event-view.js';
-import { globMatches } from './visibility.js';
+import { globMatches } from '../services/event-visibility.js';
 import { Audiences } from './endpoint-audience.js';
 
 export interface WebhookWorkerOptions {

@@ -16,7 +16,7 @@ import type { ListPages } from '../services/list-pages.js';
 import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
-import type { EventFeed } from '../events/feed.js';
+import type { EventFeed } from '../services/event-feed.js';
 import type { EventHub } from '../events/hub.js';
 
 /** What the events endpoint needs beyond the common dependencies (src/http/event-routes.ts). */

@@ -2,7 +2,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { eventView } from '../events/event-view.js';
-import type { FeedQuery } from '../events/feed.js';
+import type { FeedQuery } from '../services/event-feed.js';
 import { EventStream, type CloseReason } from '../events/stream.js';
 import { StreamCaps } from '../events/stream-caps.js';
 import { newestVersion } from '../model/compile.js';

@@ -23,7 +23,7 @@ import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
 import { persistentValue } from './data-dir.js';
 import { seedIfEmpty } from './seed.js';
-import { EventFeed } from '../events/feed.js';
+import { EventFeed } from '../services/event-feed.js';
 import { EventHub } from '../events/hub.js';
 import { StreamGuard } from '../events/stream-guard.js';
 

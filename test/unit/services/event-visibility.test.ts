@@ -5,7 +5,7 @@ import { compileModel } from '../../../src/model/compile.js';
 import type { Principal } from '../../../src/model/principal.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { commerce } from '../../../examples/commerce/index.js';
-import { eventFilterFor, eventMatcher, globMatches, TYPE_PATTERN } from '../../../src/events/visibility.js';
+import { eventFilterFor, eventMatcher, globMatches, TYPE_PATTERN } from '../../../src/services/event-visibility.js';
 import type { StoredEvent } from '../../../src/store/types.js';
 
 describe('event type globs', () => {

@@ -1,7 +1,7 @@
 // Which events a principal may see (DESIGN §9): admins every event; others the events of objects they own, of resources their scopes let them read.
 import type { CompiledModel } from '../model/compile.js';
 import type { Principal } from '../model/principal.js';
-import { scopeAllows } from '../services/permissions.js';
+import { scopeAllows } from './permissions.js';
 import type { EventFilter, StoredEvent } from '../store/types.js';
 
 /**

@@ -6,7 +6,7 @@ import type { Principal } from '../model/principal.js';
 import { DEFAULT_LIMIT, MAX_LIMIT, parseCount } from '../query/pagination.js';
 import { signToken, verifyToken } from '../query/tokens.js';
 import type { EventFilter, Store, StoredEvent } from '../store/types.js';
-import { eventFilterFor, eventMatcher, MAX_TYPE_PATTERNS, seesNothing, TYPE_PATTERN } from './visibility.js';
+import { eventFilterFor, eventMatcher, MAX_TYPE_PATTERNS, seesNothing, TYPE_PATTERN } from './event-visibility.js';
 
 export type FeedQuery = Record<string, string | string[] | undefined>;
 
