@@ -1,12 +1,10 @@
-// What the HTTP layer is given by the composition root: the catalog, the services and every collaborator its handlers call.
+// What the HTTP layer is given by the composition root: the catalog, the use cases its handlers call and the transport's own collaborators; never the store.
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { DeviceCookies } from '../auth/device-cookies.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { CookieNames } from '../auth/session-cookies.js';
-import type { SessionManager } from '../auth/sessions.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
-import type { TokenService } from '../auth/tokens.js';
+import type { ClientCredentialsGrant } from '../auth/client-credentials.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/config.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
@@ -15,7 +13,7 @@ import type { IdempotentExecution } from '../services/idempotent.js';
 import type { ListPages } from '../services/list-pages.js';
 import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
-import type { Store } from '../store/types.js';
+import type { Sessions } from '../services/sessions.js';
 import type { EventFeed } from '../services/event-feed.js';
 import type { EventHub } from '../events/hub.js';
 
@@ -41,19 +39,18 @@ export interface HttpDeps {
   passwordChanges: PasswordChanges;
   /** Pages of collections in every pagination style. */
   pages: ListPages;
-  store: Store;
   config: Config;
   /** The runtime's clock, Unix ms (version sunsets). */
   now: () => number;
   auth: Authenticator;
-  tokens: TokenService;
+  /** The OAuth token endpoint's grant (client credentials). */
+  clientCredentials: ClientCredentialsGrant;
   signingKeys: SigningKeys;
-  sessions: SessionManager;
+  /** Login, the current session and logout (cookie sessions). */
+  sessions: Sessions;
   cookieNames: CookieNames;
   /** The OAuth issuer (the public base URL), decided once the server listens. */
   issuer: () => string;
-  /** Every password hash and check, through the process's bounded queue. */
-  passwords: PasswordHasher;
   deviceCookies: DeviceCookies;
   /** Runs POSTs under their Idempotency-Key (the header is mapped in src/http/idempotent.ts). */
   idempotent: IdempotentExecution;
@@ -61,7 +58,7 @@ export interface HttpDeps {
   /** The secret that signs cursors. */
   secret: string;
   /**
-   * What /readyz checks: `required` dependencies make it 503 when down (the store); `optional` ones
+   * What /readyz checks, as narrow probes rather than the store itself: `required` dependencies make it 503 when down (the store); `optional` ones
    * only degrade it (Redis: rate limits then count per process).
    */
   readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };

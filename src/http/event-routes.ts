@@ -1,8 +1,6 @@
 // GET /events: the event list in the §6 cursor shape, or with `Accept: text/event-stream` the live stream that resumes by Last-Event-ID.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import { eventView } from '../events/event-view.js';
-import type { FeedQuery } from '../services/event-feed.js';
 import { EventStream, type CloseReason } from '../events/stream.js';
 import { StreamCaps } from '../events/stream-caps.js';
 import { newestVersion } from '../model/compile.js';
@@ -12,6 +10,8 @@ import { cookiesOf, verifiedCertificateSha256 } from './auth-hooks.js';
 import type { EventDeps, HttpDeps } from './deps.js';
 import type { RouteSpec } from './operation-routes.js';
 import { authHook } from './auth-hooks.js';
+import { feedRequestOf, type FeedQuery } from './event-query.js';
+import { renderEventPage } from './event-page.js';
 
 export const EVENTS_PATH = '/events';
 const EVENT_STREAM = 'text/event-stream';
@@ -50,9 +50,8 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
       if (wantsEventStream(request.headers.accept)) {
         const header = request.headers['last-event-id'];
         const lastEventId = typeof header === 'string' && header !== '' ? header : undefined;
-        const feedRequest = events.feed.parse(query, lastEventId);
-        const after = await events.feed.startOf(principal, feedRequest, () => deps.store.lastEventSequence(), lastEventId !== undefined ? 'Last-Event-ID' : 'after');
-        const filter = events.feed.filterFor(principal, feedRequest);
+        const feedRequest = feedRequestOf(events.feed, query, lastEventId);
+        const start = await events.feed.startStream(principal, feedRequest, lastEventId !== undefined ? 'Last-Event-ID' : 'after');
         const release = caps.acquire(principal);
         const res = reply.raw;
         reply.hijack();
@@ -70,7 +69,7 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
           { write: (chunk) => res.write(chunk), buffered: () => res.writableLength, end: () => res.end(), destroy: () => res.destroy() },
           {
             version,
-            filter,
+            filter: start.filter,
             maxBufferBytes: events.maxBufferBytes,
             reauthorize: async () => {
               const now = (await deps.auth.authenticate(presented)).principal;
@@ -89,7 +88,7 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
         try {
           // The hub decides the stream's visibility again before its first event: a change committed since the
           // authentication above is seen.
-          await events.hub.attach(stream, after, (from, limit, current) => deps.store.listEvents(from, limit, current));
+          await events.hub.attach(stream, start.after, start.replay);
         } catch (err) {
           // The response is hijacked, so the error cannot become an error response; left attached but never live,
           // the stream would hang its client on heartbeats alone. It ends, and the client resumes by Last-Event-ID.
@@ -98,21 +97,10 @@ export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: Even
         }
         return reply;
       }
-      const feedRequest = events.feed.parse(query);
+      const feedRequest = feedRequestOf(events.feed, query);
       const page = await events.feed.page(principal, feedRequest);
       reply.header('cache-control', 'private, no-cache');
-      const self = request.url;
-      const links = [{ rel: 'self', href: self, method: 'GET' }];
-      if (page.hasMore && page.nextCursor) {
-        const next = `${EVENTS_PATH}?${new URLSearchParams({ ...(feedRequest.types ? { type: feedRequest.types.join(',') } : {}), limit: String(feedRequest.limit), cursor: page.nextCursor }).toString()}`;
-        links.push({ rel: 'next', href: next, method: 'GET' });
-        reply.header('link', `<${next}>; rel="next"`);
-      }
-      return {
-        data: page.events.map((e) => eventView(e, version)),
-        pagination: { next_cursor: page.nextCursor, has_more: page.hasMore },
-        links,
-      };
+      return renderEventPage(reply, version, { path: EVENTS_PATH, self: request.url }, feedRequest, page);
     },
   };
   return { 'events.list': list };

@@ -1,6 +1,6 @@
 // OAuth 2.0 endpoints: the client-credentials token endpoint (RFC 6749 §4.4), server metadata (RFC 8414) and the JWKS.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateClient, clientCredentials, grantScopes, OAuthError } from '../auth/oauth-clients.js';
+import { clientCredentials, OAuthError } from '../auth/oauth-clients.js';
 import { isAppError } from '../errors/app-error.js';
 import type { HttpDeps } from './deps.js';
 import { ipLimitHook, verifiedCertificateSha256 } from './auth-hooks.js';
@@ -66,8 +66,7 @@ export function oauthHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       if (form.grant_type !== 'client_credentials') throw new OAuthError('unsupported_grant_type', 'Only client_credentials is supported.');
       const certificate = verifiedCertificateSha256(request.raw.socket);
       const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
-      const client = await authenticateClient(deps.store, clientCredentials(authorization, form, certificate), certificate);
-      const token = await deps.tokens.issue(String(client.client_id), grantScopes(client, form.scope));
+      const token = await deps.clientCredentials.issue(clientCredentials(authorization, form, certificate), certificate, form.scope);
       reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
       return token;
     },

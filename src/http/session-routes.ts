@@ -1,22 +1,15 @@
 // Cookie-session endpoints (DESIGN §8): login, the current session, logout, and password change ending every session.
 import { UUID_PATTERN as UUID } from '../lib/uuid.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { PLATFORM_SCHEMAS } from '../platform/request-schemas.js';
 import { newestVersion } from '../model/compile.js';
 import { clearCookie, csrfCookie, sessionCookie } from '../auth/session-cookies.js';
 import { AppError } from '../errors/app-error.js';
-import { loginName } from '../auth/sessions.js';
 import { crossSiteReason, originOf } from '../auth/origin-check.js';
-import { validateShape } from '../model/validate.js';
-import { isWellFormedText } from '../model/well-formed-text.js';
 import { publicView } from '../services/views.js';
-import type { StoredRecord } from '../store/types.js';
+import type { CurrentSession } from '../services/sessions.js';
 import type { HttpDeps } from './deps.js';
 import { authHook, csrfHook, ipLimitHook, limitPasswordAttempt } from './auth-hooks.js';
-import { CHALLENGES } from '../auth/authenticator.js';
 import type { RouteSpec } from './operation-routes.js';
-
-const { LOGIN } = PLATFORM_SCHEMAS;
 
 function single(request: FastifyRequest, name: string): string | undefined {
   const v = request.headers[name];
@@ -53,57 +46,40 @@ export function sessionHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
   const users = deps.model.resources.get(deps.model.users)!;
-  const view = (session: StoredRecord, user: StoredRecord, csrfToken: string): Record<string, unknown> => ({
+  const view = ({ record, user, csrfToken }: CurrentSession): Record<string, unknown> => ({
     user: publicView(users, user),
     csrf_token: csrfToken,
-    expires_at: session.expires_at,
-    created_at: session.created_at,
-    last_accessed: session.last_accessed,
+    expires_at: record.expires_at,
+    created_at: record.created_at,
+    last_accessed: record.last_accessed,
   });
 
   const login: RouteSpec = {
     onRequest: [ipLimitHook(deps), loginGuard(deps)],
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      // Text that is not well-formed cannot be anyone's email or password: a wrong login like any other (401), counted.
-      const body = validateShape<{ email: string; password: string }>(LOGIN, request.body, request.bodyFormat, 'login', false);
-      const account = loginName(body.email);
-      await limitPasswordAttempt(deps, request, reply, account);
-      if (!isWellFormedText(body.email) || !isWellFormedText(body.password)) {
-        throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
-      }
-      // A new session, with a new id, at every login: a planted id never becomes authenticated (spec §5 rule 5).
-      const session = await deps.sessions.login(body.email, body.password);
-      if (!session) throw new AppError('UNAUTHENTICATED', 'The email or password is wrong.', { facts: { challenges: CHALLENGES } });
+      const { session, account } = await deps.sessions.login(request.body, request.bodyFormat, (name) => limitPasswordAttempt(deps, request, reply, name));
       const cookies = [sessionCookie(deps.cookieNames, session.id, session.maxAge)];
       if (deps.config.csrfMode === 'double-submit') cookies.push(csrfCookie(deps.cookieNames, session.csrfToken, session.maxAge));
       // The device cookie marks this browser as one that knew the password: its guessing budget is its own.
       cookies.push(deps.deviceCookies.issue(account));
       reply.code(201).header('set-cookie', cookies).header('location', `/${version}/sessions/current`).header('cache-control', 'no-store');
-      return view(session.record, session.user, session.csrfToken);
+      return view(session);
     },
   };
 
-  const sessionOf = (request: FastifyRequest): { id: string; csrfToken: string } => {
-    const s = request.principal?.session;
-    if (!s) throw new AppError('NOT_FOUND', 'This request is not authenticated by a session cookie, so there is no current session.');
-    return s;
-  };
   const current: RouteSpec = {
     onRequest: auth,
     handler: async (request, reply) => {
-      const s = sessionOf(request);
-      const record = await deps.sessions.get(s.id);
-      const user = await deps.store.get(deps.model.users, request.principal!.userId!);
-      if (!record || !user) throw new AppError('NOT_FOUND', 'The session has ended.');
+      const session = await deps.sessions.current(request.principal!);
       reply.header('cache-control', 'no-store');
-      return view(record, user, s.csrfToken);
+      return view(session);
     },
   };
   const logout: RouteSpec = {
     onRequest: auth,
     preHandler: csrf,
     handler: async (request, reply) => {
-      await deps.sessions.logout(sessionOf(request).id);
+      await deps.sessions.logout(request.principal!);
       // The renewed cookie authentication queued is void now: only the deletions go out.
       reply.removeHeader('set-cookie');
       const cookies = [clearCookie(deps.cookieNames, deps.cookieNames.session)];

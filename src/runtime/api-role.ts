@@ -1,5 +1,6 @@
 // The API role: on the core, the credentials (admin key, sessions, tokens), the demo seed, the catalog and the HTTP app.
 import { Authenticator } from '../auth/authenticator.js';
+import { ClientCredentialsGrant } from '../auth/client-credentials.js';
 import { CredentialCache } from '../auth/credential-cache.js';
 import { DeviceCookies } from '../auth/device-cookies.js';
 import type { ClientGrant } from '../auth/oauth-clients.js';
@@ -18,6 +19,7 @@ import { generateApiKey } from '../platform/api-key-secrets.js';
 import { IdempotentExecution } from '../services/idempotent.js';
 import { ListPages } from '../services/list-pages.js';
 import { PasswordChanges } from '../services/password-change.js';
+import { Sessions } from '../services/sessions.js';
 import type { Commit } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
@@ -112,16 +114,14 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     catalog,
     model,
     services,
-    store,
     config,
     secret,
     auth,
-    tokens,
+    clientCredentials: new ClientCredentialsGrant(store, tokens),
     signingKeys,
-    sessions,
+    sessions: new Sessions(sessions),
     cookieNames: names,
     issuer,
-    passwords,
     pages: new ListPages(services, secret),
     passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
     deviceCookies: new DeviceCookies(secret, names),

@@ -67,3 +67,8 @@ export function eventMatcher(filter: EventFilter): (e: StoredEvent) => boolean {
  */
 export const TYPE_PATTERN = /^(?=[a-z0-9_.*-]{1,100}$)[a-z0-9_.-]*(?:\*[a-z0-9_.-]*){0,4}$/;
 export const MAX_TYPE_PATTERNS = 20;
+
+/** Whether `types` are patterns a feed takes: at most MAX_TYPE_PATTERNS, each a TYPE_PATTERN. */
+export function validTypePatterns(types: readonly string[]): boolean {
+  return types.length <= MAX_TYPE_PATTERNS && types.every((t) => TYPE_PATTERN.test(t));
+}
