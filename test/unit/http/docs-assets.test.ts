@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readDocsFiles, REDOC_LOGO_URL, RENDERER_FILES } from '../../../src/http/docs-assets.js';
+import { readDocsFiles, REDOC_LOGO_URL, RENDERER_FILES } from '../../../src/http/rendering/docs-assets.js';
 
 describe('readDocsFiles', () => {
   let dir = '';

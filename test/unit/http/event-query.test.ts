@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
-import { feedRequestOf } from '../../../src/http/event-query.js';
+import { feedRequestOf } from '../../../src/http/routes/event-query.js';
 import { compileModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { EventFeed } from '../../../src/services/event-feed.js';
