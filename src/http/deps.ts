@@ -17,7 +17,7 @@ import type { Sessions } from '../services/sessions.js';
 import type { EventFeed } from '../services/event-feed.js';
 import type { EventHub } from '../events/hub.js';
 
-/** What the events endpoint needs beyond the common dependencies (src/http/event-routes.ts). */
+/** What the events endpoint needs beyond the common dependencies (src/http/routes/event-routes.ts). */
 export interface EventDeps {
   feed: EventFeed;
   hub: EventHub;
@@ -52,7 +52,7 @@ export interface HttpDeps {
   /** The OAuth issuer (the public base URL), decided once the server listens. */
   issuer: () => string;
   deviceCookies: DeviceCookies;
-  /** Runs POSTs under their Idempotency-Key (the header is mapped in src/http/idempotent.ts). */
+  /** Runs POSTs under their Idempotency-Key (the header is mapped in src/http/routes/idempotent.ts). */
   idempotent: IdempotentExecution;
   limiter: RateLimiter;
   /** The secret that signs cursors. */
@@ -65,6 +65,6 @@ export interface HttpDeps {
   log: Logger;
   /** Prometheus metrics of this process (src/lib/metrics.ts). */
   metrics: { text(): Promise<string>; contentType: string; versionRequest(version: string, deprecated: boolean): void };
-  /** The event list and stream (src/http/event-routes.ts). */
+  /** The event list and stream (src/http/routes/event-routes.ts). */
   events: EventDeps;
 }

@@ -10,7 +10,7 @@ import { eventFilterFor, eventMatcher, seesNothing } from './event-visibility.js
 /** What a feed reads of the store: the log and its head, nothing else. */
 export type EventLog = Pick<Store, 'findEvent' | 'listEvents' | 'lastEventSequence'>;
 
-/** What a caller asks of the feed, parsed and checked by its transport (REST: src/http/event-query.ts). */
+/** What a caller asks of the feed, parsed and checked by its transport (REST: src/http/routes/event-query.ts). */
 export interface FeedRequest {
   /** An event id to start after (REST: `after`, or the stream's Last-Event-ID). */
   afterId?: string;

@@ -52,7 +52,7 @@ const sha1: (text: string) => string =
   typeof crypto.hash === 'function' ? (text) => crypto.hash('sha1', text, 'base64url') : (text) => crypto.createHash('sha1').update(text).digest('base64url');
 
 /**
- * A list page's validator (issue 17): a weak ETag over what determines the page's bytes (src/http/list-response.ts),
+ * A list page's validator (issue 17): a weak ETag over what determines the page's bytes (src/http/rendering/list-response.ts),
  * so it changes whenever anything in the page does (a row, the rows' links, the total, the next cursor) and
  * equal tags on a URL mean equal pages.
  * Weak (RFC 9110 §8.8.1) because it validates the page for If-None-Match only: a page is no stable resource

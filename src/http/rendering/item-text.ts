@@ -38,7 +38,7 @@ function member(key: string, value: unknown): string {
 }
 
 /**
- * The links section as objectLinks (src/http/render.ts) builds it: self, edit, delete, then the actions allowed now.
+ * The links section as objectLinks (src/http/rendering/render.ts) builds it: self, edit, delete, then the actions allowed now.
  * Written out rather than `JSON.stringify(objectLinks(…))`, which cost 1.7 µs more per item (a third of an item's
  * text); test/unit/http/item-text.test.ts keeps the two in step for every resource and set of links.
  */

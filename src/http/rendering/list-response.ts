@@ -55,7 +55,7 @@ export async function renderList(
   const at = request.url.indexOf('?');
   const plan = planFor(version, r, scope, at < 0 ? '' : request.url.slice(at), request.query as QueryInput, deps.secret);
   const page = await deps.pages.page(ctx, r.name, plan, parent);
-  // As the client sent it: under the query strategy its `version=` stays in next and prev (src/http/version-selection.ts).
+  // As the client sent it: under the query strategy its `version=` stays in next and prev (src/http/versioning/version-selection.ts).
   const self = request.originalUrl;
   const etags: string[] = new Array<string>(page.rows.length);
   let validators = '';
@@ -119,7 +119,7 @@ function renderPage(version: ApiVersion, r: CompiledResource, page: Page, self: 
   }
   if (canCreate) links.push({ rel: 'create', href: self.split('?')[0]!, method: 'POST' });
   body.links = links;
-  // Items are joined as rendered texts (src/http/object-body.ts): the same bytes JSON.stringify of the whole page
+  // Items are joined as rendered texts (src/http/rendering/object-body.ts): the same bytes JSON.stringify of the whole page
   // gave, without serialising again what is memoised per record. `body` always holds links, so it is never `{}`.
   // The page's validator digests what determines its bytes rather than the bytes: each item's text follows from
   // its id and ETag (which names the record's version, the caller's links and the API version) and the fields

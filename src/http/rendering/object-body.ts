@@ -68,7 +68,7 @@ export interface ObjectRequest {
 
 /**
  * The one GET-by-id implementation, shared by the Fastify route and the lean read path
- * (src/http/fast-reads.ts): load what the principal may see, render it once, and apply
+ * (src/http/transport/fast-reads.ts): load what the principal may see, render it once, and apply
  * If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
  */
 export async function readObject(services: ResourceService, q: ObjectRequest): Promise<ObjectRead> {

@@ -1,4 +1,4 @@
-// Serves each version's OpenAPI document (DESIGN §7) through Fastify: the same bytes as the lean path (src/http/fast-documents.ts), compressed as asked, with a strong ETag.
+// Serves each version's OpenAPI document (DESIGN §7) through Fastify: the same bytes as the lean path (src/http/transport/fast-documents.ts), compressed as asked, with a strong ETag.
 import { ipLimitHook } from '../transport/auth-hooks.js';
 import { ifNoneMatchHits } from '../rendering/conditional.js';
 import type { HttpDeps } from '../deps.js';

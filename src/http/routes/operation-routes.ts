@@ -7,7 +7,7 @@ import type { Operation } from '../../catalog/operation.js';
 export type RouteSpec = Omit<RouteOptions, 'method' | 'url'>;
 
 /**
- * `platform`: the handlers of platform operations by operation id (src/http/session-routes.ts, oauth-routes.ts,
+ * `platform`: the handlers of platform operations by operation id (src/http/routes/session-routes.ts, oauth-routes.ts,
  * service-routes.ts); `resource`: the handler of any resource operation. An operation without a handler, or a
  * handler without an operation, is a programming error found at start.
  */

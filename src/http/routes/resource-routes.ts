@@ -83,7 +83,7 @@ function acceptedResponse(version: ApiVersion, r: CompiledResource, id: string, 
  */
 export function resourceRoutes(deps: HttpDeps): (op: Operation) => RouteSpec {
   // One CSRF hook for every resource route, and one authentication hook per version: it counts the request for
-  // its version (src/http/version-usage.ts) inside the hook, not in a wrapper that would cost a promise a request.
+  // its version (src/http/versioning/version-usage.ts) inside the hook, not in a wrapper that would cost a promise a request.
   const csrf = csrfHook(deps);
   const counted = new Map<ApiVersion, RouteSpec['onRequest']>();
   const authFor = (version: ApiVersion): RouteSpec['onRequest'] => {
@@ -120,7 +120,7 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
       return { ...hooks, handler: (req, reply) => create(req as Req, reply, parentOf(req as Req)) };
     }
     case 'read':
-      // src/http/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
+      // src/http/transport/fast-reads.ts answers most of these over a socket; both share objectBody and must agree.
       return {
         ...hooks,
         handler: async (req, reply) => {

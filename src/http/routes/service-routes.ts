@@ -33,7 +33,7 @@ export function metricsGuard(deps: HttpDeps): NonNullable<RouteSpec['onRequest']
 
 /**
  * The handlers of `health.live`, `health.ready` and `metrics` (src/catalog/platform-operations.ts), for the API and
- * a worker's operator server (src/http/operator-server.ts); `guardMetrics` is what `/metrics` runs first.
+ * a worker's operator server (src/http/transport/operator-server.ts); `guardMetrics` is what `/metrics` runs first.
  */
 export function serviceHandlers(deps: Pick<HttpDeps, 'readiness' | 'metrics'>, guardMetrics?: RouteSpec['onRequest']): Record<string, RouteSpec> {
   const live: RouteSpec = {

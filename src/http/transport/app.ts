@@ -42,9 +42,9 @@ export type { HttpDeps } from '../deps.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** How many requests the lean GET path answered (src/http/fast-reads.ts). */
+    /** How many requests the lean GET path answered (src/http/transport/fast-reads.ts). */
     fastReads: { served: number; immediate: number; declined: Record<string, string> };
-    /** How many OpenAPI documents the lean path answered (src/http/fast-documents.ts). */
+    /** How many OpenAPI documents the lean path answered (src/http/transport/fast-documents.ts). */
     fastDocuments: { served: number };
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
     servedRoutes: ReadonlyArray<{ method: string; url: string }>;
@@ -286,7 +286,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
   fastDocuments.watchPressure(() => app.isUnderPressure());
-  // Only under the media-type strategy, where the lean read path stands aside (src/http/fast-reads.ts).
+  // Only under the media-type strategy, where the lean read path stands aside (src/http/transport/fast-reads.ts).
   if (selector.strategy === 'media-type')
     await hooks.acknowledge(() => {
       app.addHook('onSend', mediaTypeHook);

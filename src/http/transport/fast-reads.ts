@@ -23,7 +23,7 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 interface Target {
   version: ApiVersion;
   resource: CompiledResource;
-  /** Deprecation, Sunset and Link when the version is deprecated, and its sunset (src/http/version-headers.ts). */
+  /** Deprecation, Sunset and Link when the version is deprecated, and its sunset (src/http/versioning/version-headers.ts). */
   deprecated: Deprecated | undefined;
 }
 
@@ -51,10 +51,10 @@ export class FastReads {
   private open = true;
   private underPressure: () => boolean = () => false;
 
-  /** Strict-Transport-Security, when every response carries it (src/http/security-headers.ts). */
+  /** Strict-Transport-Security, when every response carries it (src/http/transport/security-headers.ts). */
   private readonly hsts: string | undefined;
 
-  /** `fixed`: the headers every response carries (src/http/security-headers.ts). */
+  /** `fixed`: the headers every response carries (src/http/transport/security-headers.ts). */
   constructor(
     private readonly deps: HttpDeps,
     fixed: Record<string, string>,
@@ -76,7 +76,7 @@ export class FastReads {
 
   /**
    * Stops serving `template` (`/v2/products/:id`): a hook runs on its Fastify route that this path does
-   * not stand in for (src/http/hook-registry.ts), so only Fastify may answer it.
+   * not stand in for (src/http/transport/hook-registry.ts), so only Fastify may answer it.
    */
   decline(template: string, reason: string): void {
     if (this.targets.delete(template.slice(0, -':id'.length))) this.stats.declined[template] = reason;

@@ -27,7 +27,7 @@ const ROUTES = { '/healthz': 'health.live', '/readyz': 'health.ready', '/metrics
 /**
  * An operator address, for orchestrators and Prometheus on the worker's host: no credentials (bind it where only
  * they reach, 127.0.0.1 by default; docs/configuration.md), no body parsing, no rate limit. Answers, and errors,
- * are those of the API's same paths: its handlers (src/http/service-routes.ts), the DESIGN §5 error body, and
+ * are those of the API's same paths: its handlers (src/http/routes/service-routes.ts), the DESIGN §5 error body, and
  * X-Request-Id. Any other path is 404 ROUTE_NOT_FOUND, another method on these 405 with Allow.
  */
 export async function startOperatorServer(options: OperatorServerOptions): Promise<OperatorServer> {

@@ -1,4 +1,4 @@
-// GET /events' query in REST's names parsed into the feed's request (src/http/event-query.ts): every bad parameter named, in order, in one 400.
+// GET /events' query in REST's names parsed into the feed's request (src/http/routes/event-query.ts): every bad parameter named, in order, in one 400.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
