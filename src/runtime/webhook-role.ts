@@ -1,13 +1,13 @@
 // The webhook delivery worker of a process: sender, retry schedule and metrics around src/events/webhook-worker.ts.
 import { open } from '../lib/key-crypto.js';
 import type { Config } from '../config/config.js';
-import { WebhookWorker } from '../events/webhook-worker.js';
+import { WebhookWorker } from '../webhooks/worker.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-schedule.js';
 import { WebhookSender } from '../webhooks/sender.js';
 import type { Core } from './core.js';
-import { SEAL_PURPOSE } from './webhook-options.js';
+import { SEAL_PURPOSE } from '../webhooks/endpoint-options.js';
 import { BackgroundPacer } from './background-pacer.js';
-import { WEBHOOK_DELIVERIES } from '../platform/webhook-deliveries.js';
+import { WEBHOOK_DELIVERIES } from '../webhooks/deliveries.js';
 
 export function retrySchedule(config: Config): readonly number[] {
   return config.webhookRetrySchedule ? parseRetrySchedule(config.webhookRetrySchedule) : DEFAULT_RETRY_SCHEDULE;

@@ -7,7 +7,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { v7 as uuidv7 } from 'uuid';
 import { commerce } from '../../../examples/commerce/index.js';
 import { resolveConfig } from '../../../src/config/config.js';
-import { WebhookWorker, type WebhookWorkerOptions } from '../../../src/events/webhook-worker.js';
+import { WebhookWorker, type WebhookWorkerOptions } from '../../../src/webhooks/worker.js';
 import { compileModel, type CompiledModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { purgeExpiredEvents } from '../../../src/runtime/event-purge.js';

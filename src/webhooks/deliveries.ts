@@ -1,7 +1,7 @@
 // The /webhook-deliveries platform resource (DESIGN §9): one row per (endpoint, event), its attempts, and the dead-letter store (`failed`).
 import { defineResource, f } from '../model/define.js';
 import type { ResourceDef } from '../model/types.js';
-import { WEBHOOK_ENDPOINTS } from './webhook-endpoints.js';
+import { WEBHOOK_ENDPOINTS } from './endpoints.js';
 
 export const WEBHOOK_DELIVERIES = 'webhook-deliveries';
 

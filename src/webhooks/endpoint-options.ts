@@ -2,9 +2,9 @@
 import { seal } from '../lib/key-crypto.js';
 import type { AppDef } from '../model/types.js';
 import { compileVersions } from '../model/versions.js';
-import type { WebhookEndpointOptions } from '../platform/webhook-endpoints.js';
-import { urlVerdict } from '../webhooks/address-policy.js';
-import { generateWebhookSecret } from '../webhooks/signature.js';
+import type { WebhookEndpointOptions } from './endpoints.js';
+import { urlVerdict } from './address-policy.js';
+import { generateWebhookSecret } from './signature.js';
 
 /** Purpose of the key that seals webhook secrets at rest (HKDF info, src/lib/key-crypto.ts). */
 export const SEAL_PURPOSE = 'webhook-secret';

@@ -5,13 +5,13 @@ import type { CompiledModel } from '../model/compile.js';
 import { newestVersion } from '../model/compile.js';
 import type { StoredRecord } from '../model/records.js';
 import type { ApiVersion } from '../model/versions.js';
-import { WEBHOOK_DELIVERIES, type DeliveryAttempt } from '../platform/webhook-deliveries.js';
-import { WEBHOOK_ENDPOINTS, signingSecrets } from '../platform/webhook-endpoints.js';
+import { WEBHOOK_DELIVERIES, type DeliveryAttempt } from './deliveries.js';
+import { WEBHOOK_ENDPOINTS, signingSecrets } from './endpoints.js';
 import type { Store, StoredEvent, Tx } from '../store/types.js';
-import { nextAttemptDelayMs } from '../webhooks/retry-schedule.js';
-import type { SendInput, SendOutcome } from '../webhooks/sender.js';
+import { nextAttemptDelayMs } from './retry-schedule.js';
+import type { SendInput, SendOutcome } from './sender.js';
 import { DispatchPositions, dispatching } from './dispatch-positions.js';
-import { eventView, thinEventView } from './event-view.js';
+import { eventView, thinEventView } from '../events/event-view.js';
 import { globMatches } from '../services/event-visibility.js';
 import { Audiences } from './endpoint-audience.js';
 

@@ -1,7 +1,7 @@
 // Where the webhook dispatcher stands in the event log, per endpoint (DESIGN §9: each endpoint receives every matching event from its creation on, whenever a worker first runs).
 import type { StoredRecord } from '../model/records.js';
-import { DISPATCH_ROW, WEBHOOK_DELIVERIES, WEBHOOK_DISPATCH } from '../platform/webhook-deliveries.js';
-import { WEBHOOK_ENDPOINTS } from '../platform/webhook-endpoints.js';
+import { DISPATCH_ROW, WEBHOOK_DELIVERIES, WEBHOOK_DISPATCH } from './deliveries.js';
+import { WEBHOOK_ENDPOINTS } from './endpoints.js';
 import { UniqueViolation, type Reader, type Store, type Tx } from '../store/types.js';
 
 /** Endpoints read per dispatch; a deployment past it still dispatches, but leaves positions of unread endpoints alone. */

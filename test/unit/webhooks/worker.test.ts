@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
 import { Ajv } from 'ajv';
 import { thinEventSchema } from '../../../src/catalog/event-catalog.js';
-import { WebhookWorker } from '../../../src/events/webhook-worker.js';
+import { WebhookWorker } from '../../../src/webhooks/worker.js';
 import { compileModel, type CompiledModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { openStore } from '../../../src/runtime/open-store.js';
