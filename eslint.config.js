@@ -20,8 +20,8 @@ const LAYERS = {
   auth: ['lib', 'errors', 'model', 'store', 'platform'],
   limits: ['lib', 'errors', 'model', 'counters'],
   services: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'auth'],
-  webhooks: ['lib', 'errors'],
-  events: ['lib', 'errors', 'model', 'query', 'store', 'platform', 'services', 'webhooks'],
+  events: ['lib', 'errors', 'model', 'store', 'services'],
+  webhooks: ['lib', 'errors', 'model', 'store', 'services', 'events'],
   config: ['lib', 'errors', 'auth', 'limits'],
   http: ['lib', 'errors', 'model', 'query', 'catalog', 'openapi', 'store', 'platform', 'auth', 'limits', 'services', 'config', 'webhooks', 'events'],
   runtime: [

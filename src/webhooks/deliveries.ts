@@ -1,6 +1,7 @@
 // The /webhook-deliveries platform resource (DESIGN §9): one row per (endpoint, event), its attempts, and the dead-letter store (`failed`).
 import { defineResource, f } from '../model/define.js';
 import type { ResourceDef } from '../model/types.js';
+import type { Reader } from '../store/types.js';
 import { WEBHOOK_ENDPOINTS } from './endpoints.js';
 
 export const WEBHOOK_DELIVERIES = 'webhook-deliveries';
@@ -11,6 +12,17 @@ export interface DeliveryAttempt {
   status_code: number | null;
   duration_ms: number;
   error: string | null;
+}
+
+/** Deliveries waiting (due now, or scheduled for a retry): the queue depth an operator watches (`canon_webhook_queue_depth`). */
+export async function pendingDeliveries(reader: Pick<Reader, 'list'>): Promise<number> {
+  const page = await reader.list(WEBHOOK_DELIVERIES, {
+    where: [{ path: 'status', op: 'eq', value: 'pending' }],
+    orderBy: [{ path: 'id', desc: false }],
+    limit: 1,
+    withTotal: true,
+  });
+  return page.total ?? 0;
 }
 
 export function webhookDeliveriesResource(): ResourceDef {
@@ -66,7 +78,7 @@ export function webhookDeliveriesResource(): ResourceDef {
 export const WEBHOOK_DISPATCH = 'webhook-dispatch';
 /**
  * The row every dispatching transaction locks first, so dispatchers take turns (one per deployment at a time);
- * its position is the dispatcher's frontier, the log's head at the last dispatch (src/events/dispatch-positions.ts).
+ * its position is the dispatcher's frontier, the log's head at the last dispatch (src/webhooks/dispatch-positions.ts).
  */
 export const DISPATCH_ROW = '00000000-0000-7000-8000-000000000001';
 

@@ -113,7 +113,7 @@ export function webhookEndpointsResource(options: WebhookEndpointOptions): Resou
       failing_since: f.timestamp({ hidden: true }),
       /**
        * The log's head just before the endpoint was created: it is owed every matching event after it, whenever a
-       * worker first runs (DESIGN §9; src/events/dispatch-positions.ts). Null on endpoints made by earlier builds.
+       * worker first runs (DESIGN §9; src/webhooks/dispatch-positions.ts). Null on endpoints made by earlier builds.
        */
       events_after: f.integer({ hidden: true }),
     },

@@ -120,7 +120,7 @@ export class WebhookWorker {
   ) {}
 
   /**
-   * Turns events into deliveries for the endpoints furthest behind (src/events/dispatch-positions.ts); returns how
+   * Turns events into deliveries for the endpoints furthest behind (src/webhooks/dispatch-positions.ts); returns how
    * many events it read for them, whether another dispatch may find more at once, and the deliveries it made. They
    * are inserted already claimed by this worker (a fresh claim id, `next_attempt_at` one lease ahead): the same
    * state a claim would give them, committed with them, so their first attempt needs no claiming transaction; a
