@@ -58,8 +58,8 @@ export interface HttpDeps {
   /** The secret that signs cursors. */
   secret: string;
   /**
-   * What /readyz checks, as narrow probes rather than the store itself: `required` dependencies make it 503 when down (the store); `optional` ones
-   * only degrade it (Redis: rate limits then count per process).
+   * What /readyz checks, as narrow probes rather than the store itself: `required` dependencies make it 503
+   * when down (the store); `optional` ones only degrade it (Redis: rate limits then count per process).
    */
   readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
   log: Logger;
