@@ -6,8 +6,8 @@ import { defineApp, defineResource, f } from '../../../src/model/define.js';
 import type { Principal } from '../../../src/model/principal.js';
 import { openCore, type Core } from '../../../src/runtime/core.js';
 import type { StoredResponse } from '../../../src/services/idempotency.js';
-import { IdempotentExecution, type IdempotentRequest } from '../../../src/services/idempotent.js';
-import type { Created } from '../../../src/services/resource-service.js';
+import { IdempotentExecution, type IdempotentRequest, type KeyedRun } from '../../../src/services/idempotent.js';
+import type { Created, Within } from '../../../src/services/resource-service.js';
 import { FakeClock, TEST_PASSWORD_COST } from '../../support/harness.js';
 import { createTestDatabase, PG_URL, type TestDatabase } from '../../support/pg.js';
 
@@ -163,6 +163,38 @@ for (const store of ['sqlite', ...(PG_URL ? ['postgres'] : [])] as const) {
       assert.equal(later.replayed, false);
       assert.notEqual(later.response.body, first.response.body);
       assert.match(later.response.body, /"text":"new"/);
+    });
+
+    it('a front end that runs the change itself (begin, run, outcome): the response is made inside the transaction, which it may read; a repeat’s run is null, the replay its outcome', async () => {
+      const body = { text: 'inside' };
+      const keyed = (): KeyedRun<Created> =>
+        execution.begin<Created>({
+          key: 'k-begin',
+          principal: alice,
+          fingerprint: { method: 'POST', url: '/graphql', body },
+          // Renders asynchronously, from the change's own transaction: it sees the row before it commits.
+          render: async (created, tx) => {
+            assert.ok(tx, 'a keyed response is made inside the change’s transaction');
+            const row = await tx.get('notes', created.record.id);
+            return { status: 200, headers: {}, body: JSON.stringify({ data: { createNote: { text: row?.text } } }) };
+          },
+        });
+      const change = (within: Within<Created>): Promise<Created> => core.services.create({ principal: alice }, 'notes', body, undefined, within);
+      const first = keyed();
+      try {
+        const created = await first.run(change);
+        assert.equal(created?.record.text, 'inside');
+        assert.deepEqual(first.outcome(), { response: { status: 200, headers: {}, body: '{"data":{"createNote":{"text":"inside"}}}' }, replayed: false });
+      } finally {
+        first.release();
+      }
+      const again = keyed();
+      try {
+        assert.equal(await again.run(change), null);
+        assert.deepEqual(again.outcome(), { response: first.outcome()!.response, replayed: true });
+      } finally {
+        again.release();
+      }
     });
 
     it('a malformed key is 400 before anything runs', async () => {
