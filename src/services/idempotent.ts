@@ -72,7 +72,7 @@ export class KeyedRun<T> {
    * transaction began is 422 IDEMPOTENCY_KEY_REUSED when the key holds another request, else its own error.
    * Nothing is replayed from there: authorization errors (which come first) and anything else keep their answer.
    */
-  async run(change: (within: Within<T>) => Promise<T>): Promise<T | null> {
+  async run<R extends T>(change: (within: Within<R>) => Promise<R>): Promise<R | null> {
     try {
       return await change({
         first: (tx) => this.ticket.check(tx),
