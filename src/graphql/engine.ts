@@ -17,7 +17,8 @@ import type { Catalog } from '../catalog/catalog.js';
 import { AppError, type ErrorFacts } from '../errors/app-error.js';
 import { ERROR_CATALOG } from '../errors/catalog.js';
 import type { Principal } from '../model/principal.js';
-import type { Idempotency, StoredResponse } from '../services/idempotency.js';
+import type { StoredResponse } from '../services/idempotency.js';
+import type { IdempotentExecution } from '../services/idempotent.js';
 import type { Tx } from '../store/types.js';
 import { measure, type Measure } from './bounds.js';
 import { createContext, type EngineServices } from './context.js';
@@ -78,7 +79,7 @@ export class GraphqlEngine {
   private readonly documents = new Map<string, DocumentNode>();
 
   constructor(
-    private readonly deps: EngineServices & { catalog: Catalog; idempotency: Idempotency },
+    private readonly deps: EngineServices & { catalog: Catalog; idempotency: IdempotentExecution },
     private readonly options: EngineOptions,
   ) {
     this.schema = buildSchema(deps.model, deps.catalog);

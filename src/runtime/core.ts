@@ -15,7 +15,7 @@ import { openShared, type Shared } from './open-shared.js';
 import { openStore } from './open-store.js';
 
 import { EventSignal } from './event-signal.js';
-import { webhookEndpointOptions } from './webhook-options.js';
+import { webhookEndpointOptions } from '../webhooks/endpoint-options.js';
 import { Metrics } from '../lib/metrics.js';
 export { EVENTS_CHANNEL } from './event-signal.js';
 

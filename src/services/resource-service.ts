@@ -167,7 +167,7 @@ export class ResourceService {
 
   /**
    * `shared`: the store's result itself when the store shares it (a page its list cache keeps, frozen): the same
-   * object for every read until the data changes, so renderings of it may be memoised by it (src/http/list-response.ts).
+   * object for every read until the data changes, so renderings of it may be memoised by it (src/http/rendering/list-response.ts).
    */
   async list(
     ctx: Ctx,

@@ -243,7 +243,7 @@ export interface Store extends Reader {
   /**
    * The record `get` would answer, when the adapter holds it in memory and nothing has changed since it was read
    * (the same validity as `get`'s cache); undefined when only `get` can tell (not held, or a transaction must end
-   * first). Lets a hot read finish without a promise (src/http/fast-reads.ts). Adapters without a read cache omit it.
+   * first). Lets a hot read finish without a promise (src/http/transport/fast-reads.ts). Adapters without a read cache omit it.
    */
   cachedRecord?(resource: string, id: string): StoredRecord | undefined;
   /**

@@ -6,11 +6,11 @@ import type { ResponseMedia } from '../../graphql/engine.js';
 import { formatRequestError } from '../../graphql/errors.js';
 import { paramsFromBody, paramsFromQuery } from '../../graphql/request.js';
 import { rateHeaders, rateLimited } from '../../limits/rate-limiter.js';
-import { authHook, csrfHook } from '../auth-hooks.js';
+import { authHook, csrfHook } from '../transport/auth-hooks.js';
 import type { HttpDeps } from '../deps.js';
-import { factHeaders } from '../error-facts.js';
-import { loggableUrl } from '../loggable-url.js';
-import type { RouteSpec } from '../operation-routes.js';
+import { factHeaders } from '../rendering/error-facts.js';
+import { loggableUrl } from '../transport/loggable-url.js';
+import type { RouteSpec } from '../routes/operation-routes.js';
 
 /** The media types in the order ties are broken: any type, or no Accept, gets application/json, the legacy default (§6.4). */
 const BY_PREFERENCE = ['application/json', 'application/graphql-response+json'];

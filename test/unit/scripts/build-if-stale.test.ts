@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { RENDERER_FILES } from '../../../src/http/docs-assets.js';
+import { RENDERER_FILES } from '../../../src/http/rendering/docs-assets.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
