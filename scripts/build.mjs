@@ -30,7 +30,7 @@ const ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const CLIENT = join(ROOT, 'packages', 'client');
 const CLIENT_ENTRY = join(CLIENT, 'dist', 'index.js');
 /**
- * The /docs renderer (src/http/docs-assets.ts RENDERER_FILES): Redoc's standalone bundle and its licences, from
+ * The /docs renderer (src/http/rendering/docs-assets.ts RENDERER_FILES): Redoc's standalone bundle and its licences, from
  * the redoc devDependency into dist/assets, so the packed package (package.json files) carries them without
  * depending on redoc at run time. Its version is in package-lock.json, an input: upgrading redoc rebuilds.
  */

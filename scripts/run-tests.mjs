@@ -23,7 +23,7 @@ if (files.length === 0) {
   process.exit(1);
 }
 // A per-test time limit, so a hung test fails instead of stalling CI. CANON_TEST_CONCURRENCY runs that many files
-// at once (Node's default is one less than the cores: one file at a time on a 2-core machine; .ci/run sets 2).
+// at once (Node's default is one less than the cores: one file at a time on a 2-core machine; .ci/run sets 4).
 const concurrency = process.env.CANON_TEST_CONCURRENCY ? [`--test-concurrency=${process.env.CANON_TEST_CONCURRENCY}`] : [];
 // The spec reporter (Node 24's default; Node 20's default off a terminal is TAP, thousands of lines), then the
 // slowest files and their share of the time (test-durations.mjs): where to look when the suite grows slow.

@@ -60,6 +60,8 @@ export const orders = defineResource({
     // Until then the payment holds the order (the state rule, DESIGN §9): no cancel, no change, no second payment.
     payment: {
       method: 'POST',
+      // Named by its verb where operations are verbs (GraphQL's payOrder).
+      verb: 'pay',
       status: 202,
       allow: ['admin', 'owner'],
       when: (o: StoredRecord) => o.status === 'pending',

@@ -137,4 +137,11 @@ export class SessionManager {
   async get(sessionRecordId: string): Promise<StoredRecord | null> {
     return this.store.get(SESSIONS, sessionRecordId);
   }
+
+  /** A session by its record id with its user as stored now; null once either is gone (logged out, expired, deleted). */
+  async current(sessionRecordId: string, userId: string): Promise<{ record: StoredRecord; user: StoredRecord } | null> {
+    const record = await this.get(sessionRecordId);
+    const user = await this.store.get(this.users, userId);
+    return record && user ? { record, user } : null;
+  }
 }

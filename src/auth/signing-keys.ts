@@ -1,9 +1,10 @@
 // Keys that sign bearer tokens (ES256): kept in the store so every process shares them, rotatable, published as a JWKS.
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import { SIGNING_KEYS } from '../platform/internal.js';
 import type { Commit, Store, StoredRecord } from '../store/types.js';
 import { open, seal } from '../lib/key-crypto.js';
+import { jose } from './jose.js';
 
 export const TOKEN_ALG = 'ES256';
 /** Keys are re-read from the store at most this often, so a rotation by one process reaches the others. */
@@ -41,6 +42,7 @@ export class SigningKeys {
       ],
       limit: 100,
     });
+    const { importJWK } = await jose();
     this.keys = await Promise.all(
       rows.map(async (record) => ({ kid: String(record.kid), record, publicKey: (await importJWK(record.public_jwk as JWK, TOKEN_ALG)) as CryptoKey })),
     );
@@ -93,6 +95,7 @@ export class SigningKeys {
   }
 
   private async create(): Promise<string> {
+    const { calculateJwkThumbprint, exportJWK, generateKeyPair } = await jose();
     const { publicKey, privateKey } = await generateKeyPair(TOKEN_ALG, { extractable: true });
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);

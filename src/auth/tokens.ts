@@ -1,8 +1,8 @@
 // Bearer tokens: short-lived JWT access tokens (RFC 9068) signed with ES256; every check of DESIGN §8 on the way in.
-import { jwtVerify, SignJWT, errors as joseErrors } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
 import type { Principal } from '../model/principal.js';
 import { TOKEN_ALG, type SigningKeys } from './signing-keys.js';
+import { jose } from './jose.js';
 
 export interface TokenSettings {
   ttlSeconds: number;
@@ -28,6 +28,7 @@ export class TokenService {
   ) {}
 
   async issue(clientId: string, scopes: string[]): Promise<IssuedToken> {
+    const { SignJWT } = await jose();
     const { kid, privateKey } = await this.keys.signingKey();
     const now = Math.floor(this.clock().getTime() / 1000);
     const token = await new SignJWT({ client_id: clientId, ...(scopes.length ? { scope: scopes.join(' ') } : {}) })
@@ -48,6 +49,7 @@ export class TokenService {
    * `exp`, `nbf`, `iss` and `aud`, with no clock tolerance. Returns the principal the token acts as.
    */
   async verify(token: string): Promise<Principal> {
+    const { jwtVerify, errors: joseErrors } = await jose();
     try {
       const { payload } = await jwtVerify(
         token,

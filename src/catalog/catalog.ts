@@ -3,6 +3,7 @@ import { newestVersion, type CompiledModel } from '../model/compile.js';
 import type { Operation } from './operation.js';
 import { documentOperations, platformOperations } from './platform-operations.js';
 import { docsOperations } from './docs-operations.js';
+import { graphqlOperations } from './graphql-operations.js';
 import { resourceOperations } from './resource-operations.js';
 
 export class Catalog {
@@ -68,6 +69,7 @@ export function buildCatalog(model: CompiledModel): Catalog {
     ...platformOperations(model, newestVersion(model).name),
     ...documentOperations(model.versions.map((v) => v.name)),
     ...docsOperations(model.versions.map((v) => v.name)),
+    ...graphqlOperations(),
     ...model.versions.flatMap((v) => resourceOperations(model, v)),
   ]);
 }

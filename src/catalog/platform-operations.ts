@@ -225,7 +225,7 @@ export function platformOperations(model: CompiledModel, version: string): Opera
       input: { path: { type: 'object', required: ['guide'], properties: { guide: { type: 'string', pattern: '^v[0-9]+-to-v[0-9]+$' } } } },
       output: { 200: { type: 'string', description: 'The guide, as Markdown (text/markdown).' } },
       produces: ['text/markdown'],
-      // Documentation paths answer whatever Accept asks (src/http/app.ts DOCUMENTATION_PATHS).
+      // Documentation paths answer whatever Accept asks (src/http/transport/app.ts DOCUMENTATION_PATHS).
       errors: [...TRANSPORT.filter((c) => c !== 'NOT_ACCEPTABLE'), 'ROUTE_NOT_FOUND', 'RATE_LIMITED'],
       description: 'A migration guide between two versions (`v1-to-v2`): what a deprecated version’s `Link: <…>; rel="deprecation"` points at.',
     },

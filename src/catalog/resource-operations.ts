@@ -46,7 +46,7 @@ function bodies(version: ApiVersion, r: CompiledResource, op: 'create' | 'replac
     : { 'application/json': loose, 'application/x-www-form-urlencoded': loose };
 }
 
-/** A nested create's bodies: the path names the parent, so the body need not repeat it (src/http/resource-routes.ts checkBody). */
+/** A nested create's bodies: the path names the parent, so the body need not repeat it (src/http/routes/resource-routes.ts checkBody). */
 function parentOptional(byType: Record<string, JsonSchema>, field: string): Record<string, JsonSchema> {
   return Object.fromEntries(
     Object.entries(byType).map(([type, schema]) => [type, { ...schema, required: ((schema.required ?? []) as string[]).filter((name) => name !== field) }]),

@@ -43,7 +43,7 @@ function spec(key: Known, required: boolean): HeaderSpec {
   return { ...HEADERS[key], required };
 }
 
-/** Operations answering with one object and its validators (src/http/resource-routes.ts objectResponse). */
+/** Operations answering with one object and its validators (src/http/routes/resource-routes.ts objectResponse). */
 const OBJECT_KINDS: ReadonlySet<string> = new Set(['create', 'read', 'replace', 'update']);
 
 /**

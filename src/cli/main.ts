@@ -1,20 +1,14 @@
 #!/usr/bin/env node
-// The `canon` command: serve, worker, migrate, keys, openapi and check.
+// The `canon` command: serve, worker, migrate, keys, openapi, graphql-schema and check.
+//
+// Each command imports what it runs when it runs (the `await import` below): `canon check`, `canon openapi` and
+// `canon graphql-schema` never load the server (Fastify, the stores, the workers), and `--help` loads nothing but
+// the configuration.
 import { parseArgs } from 'node:util';
 import { fromEnv, resolveConfig, tlsFrom, VERSIONING_STRATEGIES, type Config, type VersioningStrategy } from '../config/config.js';
 import { loadConfigFile, withFile } from '../config/config-file.js';
-import { createRuntime, createWorker, migrateOnly, withPlatform, loadAppDef } from '../runtime/compose.js';
-import { commerce } from '../../examples/commerce/index.js';
 import type { AppDef } from '../model/types.js';
-import { SYSTEM } from '../model/principal.js';
-import { compileModel, newestVersion } from '../model/compile.js';
-import { committedForm, renderOpenApi } from '../openapi/render.js';
-import { cookieNames } from '../auth/session-cookies.js';
 import { writeFileSync } from 'node:fs';
-import { openStore } from '../runtime/open-store.js';
-import { ResourceService } from '../services/resource-service.js';
-import { PasswordHasher } from '../auth/password-hasher.js';
-import { checkCommand } from '../check/command.js';
 
 const USAGE = `usage: canon <command> [options]
 
@@ -26,6 +20,7 @@ commands:
   keys create      create an API key and print its secret once
   keys rotate-signing  make a new bearer-token signing key; the old one stays published until its tokens expire
   openapi          print the OpenAPI 3.1 document of a version (the newest without --version), as served
+  graphql-schema   print the GraphQL schema (SDL) the server serves at /graphql, as committed in docs/schema.graphql
   check <base-url> audit any HTTP API against the conventions (canon check --help, docs/check.md)
 
 options:
@@ -42,7 +37,7 @@ options:
   --name TEXT      keys create: the key's name
   --user ID        keys create: bind the key to this user (otherwise an admin key)
   --version N      openapi: the version, 1 or v1 (default: the newest)
-  --out FILE       openapi: write the document to FILE instead of standard output
+  --out FILE       openapi, graphql-schema: write to FILE instead of standard output
   -h, --help       show this help`;
 
 /** Flags over the environment over the configuration file over the defaults (docs/configuration.md). */
@@ -74,6 +69,7 @@ async function configFrom(values: Record<string, string | boolean | undefined>):
 }
 
 async function serve(config: Config): Promise<void> {
+  const { createRuntime } = await import('../runtime/compose.js');
   const runtime = await createRuntime(config, { appDef: await appFor(config) });
   const address = await runtime.app.listen({ port: config.port, host: config.host });
   const base = (config.tls ? address.replace(/^http:/, 'https:') : address).replace('[::1]', 'localhost');
@@ -103,6 +99,7 @@ async function serve(config: Config): Promise<void> {
  * server holds it with a timer of its own. `port`: serve /healthz, /readyz and /metrics on it (0: a free one).
  */
 async function work(config: Config, port: number | undefined): Promise<void> {
+  const { createWorker } = await import('../runtime/compose.js');
   const worker = await createWorker(config, { appDef: await appFor(config), ...(port !== undefined ? { http: { host: config.host, port } } : {}) });
   const held = setInterval(() => undefined, 1 << 30);
   console.log(`Canon worker running (database ${redact(config.databaseUrl)}${config.redisUrl ? `, redis ${redact(config.redisUrl)}` : ''})`);
@@ -143,8 +140,9 @@ async function work(config: Config, port: number | undefined): Promise<void> {
 const DRAIN_SLACK_MS = 10_000;
 
 /** The app `canon` serves: the module CANON_CONFIG / --config names, else the reference commerce API. */
-function appFor(config: Config): Promise<AppDef> {
-  return config.configModule ? loadAppDef(config.configModule) : Promise.resolve(commerce);
+async function appFor(config: Config): Promise<AppDef> {
+  if (config.configModule) return (await import('../runtime/app-def.js')).loadAppDef(config.configModule);
+  return (await import('../../examples/commerce/index.js')).commerce;
 }
 
 /** Hides the password of a connection URL before it is printed. */
@@ -153,8 +151,16 @@ function redact(url: string): string {
 }
 
 async function createKey(config: Config, name: string | undefined, userId: string | undefined): Promise<void> {
+  const [{ compileModel }, { withPlatform }, { openStore }, { ResourceService }, { PasswordHasher }, { SYSTEM }] = await Promise.all([
+    import('../model/compile.js'),
+    import('../runtime/app-def.js'),
+    import('../runtime/open-store.js'),
+    import('../services/resource-service.js'),
+    import('../auth/password-hasher.js'),
+    import('../model/principal.js'),
+  ]);
   const model = compileModel(withPlatform(await appFor(config)));
-  const { store } = openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
+  const { store } = await openStore(config.databaseUrl, { sqliteSynchronous: config.sqliteSynchronous });
   await store.migrate(model);
   const services = new ResourceService(store, model, () => new Date(), new PasswordHasher(config.passwordCost, config.passwordWork));
   const created = await services.create({ principal: SYSTEM }, 'api-keys', { name: name ?? 'cli key', ...(userId ? { user_id: userId } : {}) });
@@ -164,6 +170,12 @@ async function createKey(config: Config, name: string | undefined, userId: strin
 
 /** `canon openapi`: the document a server with this configuration serves, without opening a store. */
 async function printOpenApi(config: Config, version: string | undefined, out: string | undefined): Promise<void> {
+  const [{ compileModel, newestVersion }, { withPlatform }, { committedForm, renderOpenApi }, { cookieNames }] = await Promise.all([
+    import('../model/compile.js'),
+    import('../runtime/app-def.js'),
+    import('../openapi/render.js'),
+    import('../auth/session-cookies.js'),
+  ]);
   const model = compileModel(withPlatform(await appFor(config)));
   const body = renderOpenApi({
     model,
@@ -178,9 +190,27 @@ async function printOpenApi(config: Config, version: string | undefined, out: st
   }
 }
 
+/** `canon graphql-schema`: the SDL a server with this configuration serves, without opening a store. */
+async function printGraphqlSchema(config: Config, out: string | undefined): Promise<void> {
+  const [{ compileModel }, { withPlatform }, { buildCatalog }, { printSdl }] = await Promise.all([
+    import('../model/compile.js'),
+    import('../runtime/app-def.js'),
+    import('../catalog/catalog.js'),
+    import('../graphql/sdl.js'),
+  ]);
+  const model = compileModel(withPlatform(await appFor(config)));
+  const sdl = printSdl(model, buildCatalog(model));
+  if (out === undefined) process.stdout.write(sdl);
+  else {
+    writeFileSync(out, sdl);
+    console.error(`wrote ${out}`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   // `check` has options of its own and needs no Canon configuration (src/check/options.ts).
   if (argv[0] === 'check') {
+    const { checkCommand } = await import('../check/command.js');
     process.exitCode = await checkCommand(argv.slice(1));
     return;
   }
@@ -214,13 +244,16 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'serve') return serve(config);
   if (command === 'worker') return work(config, values.port === undefined ? undefined : config.port);
   if (command === 'migrate') {
+    const { migrateOnly } = await import('../runtime/compose.js');
     await migrateOnly(config, await appFor(config));
     console.log(`migrated ${config.databaseUrl}`);
     return;
   }
   if (command === 'openapi') return printOpenApi(config, values.version, values.out);
+  if (command === 'graphql-schema') return printGraphqlSchema(config, values.out);
   if (command === 'keys' && sub === 'create') return createKey(config, values.name, values.user);
   if (command === 'keys' && sub === 'rotate-signing') {
+    const { createRuntime } = await import('../runtime/compose.js');
     const runtime = await createRuntime({ ...config, seed: false }, { appDef: await appFor(config) });
     const kid = await runtime.signingKeys.rotate();
     console.log(`new signing key ${kid}; the previous key stays in the JWKS until the tokens it signed expire`);

@@ -119,6 +119,16 @@ export interface Config {
   /** `enforce`: past its sunset date a deprecated version answers 410 VERSION_SUNSET; `off` (default): it is still served. */
   versionSunset: 'off' | 'enforce';
   rateLimits: RateLimits;
+  /** GraphQL (docs/graphql.md): the deepest an operation's fields may nest (DESIGN §7: 10); deeper is refused before it runs. */
+  graphqlMaxDepth: number;
+  /** GraphQL: the largest cost an operation may have (each object field 1, a paged field's selection `first` times; DESIGN §7: 10,000). */
+  graphqlMaxCost: number;
+  /** GraphQL: the cost one request of the rate limit stands for; an operation counts ceil(cost / this) requests, at least one. */
+  graphqlCostPerRequest: number;
+  /** GraphQL: `__schema` and `__type` answered; unset means on in development, off in production. */
+  graphqlIntrospection: boolean | undefined;
+  /** GraphQL: a JSON file of persisted queries (`{"<sha256>": "<query>"}` or a list of queries) clients may name by hash. */
+  graphqlPersistedQueries: string | undefined;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
    * addresses and CIDRs. Only then does the header decide the client IP (for per-IP limits).
@@ -201,6 +211,11 @@ export const DEFAULTS: Config = {
     loginPerIp: { limit: 30, periodSeconds: 60 },
     ipv6Prefix: 64,
   },
+  graphqlMaxDepth: 10,
+  graphqlMaxCost: 10_000,
+  graphqlCostPerRequest: 100,
+  graphqlIntrospection: undefined,
+  graphqlPersistedQueries: undefined,
   trustProxy: false,
   metricsListen: undefined,
   overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
@@ -226,6 +241,34 @@ function onOff(value: string | undefined, name: string): boolean | undefined {
   if (v === 'on' || v === 'true' || v === '1') return true;
   if (v === 'off' || v === 'false' || v === '0') return false;
   throw new Error(`${name} must be on or off, got "${value}"`);
+}
+
+/**
+ * CANON_PASSWORD_COST, `N,r,p`: scrypt's parameters for new hashes (RFC 7914 §2; every hash keeps its own, so
+ * hashes made before a change still verify). N a power of two from 2 to 2^24, r 1 to 32, p 1 to 16 (past these
+ * one hash takes gigabytes or minutes). Cheaper than the default only outside production: with
+ * NODE_ENV=production each parameter must be at least the default's (OWASP's minimum), so a setting meant for
+ * tests and development can never weaken a deployment's hashes.
+ */
+function scryptCost(value: string, production: boolean): ScryptCost {
+  const m = /^(\d+),(\d+),(\d+)$/.exec(value.replace(/\s+/g, ''));
+  const [N, r, p] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [NaN, NaN, NaN];
+  if (!m || N < 2 || N > 2 ** 24 || (N & (N - 1)) !== 0 || r < 1 || r > 32 || p < 1 || p > 16) {
+    throw new Error(
+      `CANON_PASSWORD_COST must be N,r,p with N a power of two from 2 to 16777216, r from 1 to 32 and p from 1 to 16 (default ${costText(DEFAULT_SCRYPT_COST)}), got "${value}"`,
+    );
+  }
+  const d = DEFAULT_SCRYPT_COST;
+  if (production && (N < d.N || r < d.r || p < d.p)) {
+    throw new Error(
+      `CANON_PASSWORD_COST ${costText({ N, r, p })} is below the default ${costText(d)}: refused in production (NODE_ENV=production), where every parameter must be at least the default's`,
+    );
+  }
+  return { N, r, p };
+}
+
+function costText(cost: ScryptCost): string {
+  return `${cost.N},${cost.r},${cost.p}`;
 }
 
 function int(value: string | undefined, name: string): number | undefined {
@@ -317,6 +360,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('workerLeaseMs', int(env.CANON_WORKER_LEASE_MS, 'CANON_WORKER_LEASE_MS'));
   set('versioning', oneOf(env.CANON_VERSIONING?.toLowerCase(), 'CANON_VERSIONING', VERSIONING_STRATEGIES));
   set('versionSunset', oneOf(env.CANON_VERSION_SUNSET?.toLowerCase(), 'CANON_VERSION_SUNSET', ['off', 'enforce'] as const));
+  if (env.CANON_PASSWORD_COST) out.passwordCost = scryptCost(env.CANON_PASSWORD_COST, env.NODE_ENV === 'production');
   const concurrency = int(env.CANON_PASSWORD_CONCURRENCY, 'CANON_PASSWORD_CONCURRENCY');
   const queue = int(env.CANON_PASSWORD_QUEUE, 'CANON_PASSWORD_QUEUE');
   if (concurrency === 0) throw new Error('CANON_PASSWORD_CONCURRENCY must be at least 1');
@@ -342,6 +386,11 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   if (env.CANON_METRICS_LISTEN) out.metricsListen = listenAddress(env.CANON_METRICS_LISTEN, 'CANON_METRICS_LISTEN');
   if (env.CANON_TRUST_PROXY) out.trustProxy = env.CANON_TRUST_PROXY === 'true' ? true : env.CANON_TRUST_PROXY === 'false' ? false : env.CANON_TRUST_PROXY;
   set('seed', onOff(env.CANON_SEED, 'CANON_SEED'));
+  set('graphqlMaxDepth', int(env.CANON_GRAPHQL_MAX_DEPTH, 'CANON_GRAPHQL_MAX_DEPTH'));
+  set('graphqlMaxCost', int(env.CANON_GRAPHQL_MAX_COST, 'CANON_GRAPHQL_MAX_COST'));
+  set('graphqlCostPerRequest', int(env.CANON_GRAPHQL_COST_PER_REQUEST, 'CANON_GRAPHQL_COST_PER_REQUEST'));
+  set('graphqlIntrospection', onOff(env.CANON_GRAPHQL_INTROSPECTION, 'CANON_GRAPHQL_INTROSPECTION'));
+  set('graphqlPersistedQueries', env.CANON_GRAPHQL_PERSISTED_QUERIES || undefined);
   return out;
 }
 
@@ -352,6 +401,13 @@ export function resolveConfig(...layers: Array<Partial<Config>>): Config {
   // A lease shorter than an attempt would let a second worker take a delivery still being attempted.
   if (config.workerLeaseMs <= config.webhookTimeoutMs) {
     throw new Error(`CANON_WORKER_LEASE_MS (${config.workerLeaseMs}) must be longer than CANON_WEBHOOK_TIMEOUT_MS (${config.webhookTimeoutMs})`);
+  }
+  for (const [name, value] of [
+    ['CANON_GRAPHQL_MAX_DEPTH', config.graphqlMaxDepth],
+    ['CANON_GRAPHQL_MAX_COST', config.graphqlMaxCost],
+    ['CANON_GRAPHQL_COST_PER_REQUEST', config.graphqlCostPerRequest],
+  ] as const) {
+    if (value < 1) throw new Error(`${name} must be at least 1`);
   }
   // Likewise for operations: a payment still being attempted must not be taken and attempted again by another worker.
   if (config.operationTimeoutMs < 1) throw new Error('CANON_OPERATION_TIMEOUT_MS must be at least 1');

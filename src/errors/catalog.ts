@@ -14,6 +14,24 @@ export const ERROR_CATALOG = {
     status: 400,
     description: 'A parameter names something that does not exist or no longer does: `after` on `/events` with an unknown event id, or one past the retention period.',
   },
+  GRAPHQL_PARSE_FAILED: {
+    status: 400,
+    description: 'A GraphQL document that does not parse; `locations` says where (GraphQL over HTTP: 400 under `application/graphql-response+json`, 200 under `application/json`).',
+  },
+  GRAPHQL_VALIDATION_FAILED: {
+    status: 400,
+    description:
+      'A GraphQL document that is not valid against the schema (an unknown field or argument, a wrong type, introspection where it is off), or variables that do not fit it; one error per problem. Nothing ran.',
+  },
+  QUERY_TOO_COMPLEX: {
+    status: 400,
+    description:
+      'A GraphQL operation deeper or costlier than the limits (`CANON_GRAPHQL_MAX_DEPTH`, `CANON_GRAPHQL_MAX_COST`); `details` gives the measure and the limit. Nothing ran.',
+  },
+  PERSISTED_QUERY_NOT_FOUND: {
+    status: 400,
+    description: 'A persisted query’s `sha256Hash` names no query this server registered (`CANON_GRAPHQL_PERSISTED_QUERIES`); send the query itself.',
+  },
   UNSUPPORTED_VERSION: {
     status: 400,
     description:

@@ -1,6 +1,6 @@
 // Decides each open stream's visibility again whenever credentials change: before any event is sent past a change, and every minute for expiries.
 import type { EventStream } from './stream.js';
-import { seesNothing } from './visibility.js';
+import { seesNothing } from '../services/event-visibility.js';
 
 /** The streams a guard watches: the hub's. */
 export interface GuardedStreams {

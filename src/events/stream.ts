@@ -2,7 +2,7 @@
 import type { ApiVersion } from '../model/versions.js';
 import type { EventFilter, StoredEvent } from '../store/types.js';
 import { eventView } from './event-view.js';
-import { eventMatcher } from './visibility.js';
+import { eventMatcher } from '../services/event-visibility.js';
 
 /** Where a stream's bytes go: the HTTP layer's response, kept abstract so the hub never sees Fastify. */
 export interface StreamSink {

@@ -1,25 +1,24 @@
-// What the HTTP layer is given by the composition root: the catalog, the services and every collaborator its handlers call.
+// What the HTTP layer is given by the composition root: the catalog, the use cases its handlers call and the transport's own collaborators; never the store.
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { DeviceCookies } from '../auth/device-cookies.js';
-import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { CookieNames } from '../auth/session-cookies.js';
-import type { SessionManager } from '../auth/sessions.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
-import type { TokenService } from '../auth/tokens.js';
+import type { ClientCredentialsGrant } from '../auth/client-credentials.js';
 import type { Catalog } from '../catalog/catalog.js';
 import type { Config } from '../config/config.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { CompiledModel } from '../model/compile.js';
-import type { Idempotency } from '../services/idempotency.js';
+import type { IdempotentExecution } from '../services/idempotent.js';
 import type { ListPages } from '../services/list-pages.js';
 import type { PasswordChanges } from '../services/password-change.js';
 import type { ResourceService } from '../services/resource-service.js';
-import type { Store } from '../store/types.js';
-import type { EventFeed } from '../events/feed.js';
+import type { Sessions } from '../services/sessions.js';
+import type { EventFeed } from '../services/event-feed.js';
 import type { EventHub } from '../events/hub.js';
+import type { GraphqlEngine } from '../graphql/engine.js';
 
-/** What the events endpoint needs beyond the common dependencies (src/http/event-routes.ts). */
+/** What the events endpoint needs beyond the common dependencies (src/http/routes/event-routes.ts). */
 export interface EventDeps {
   feed: EventFeed;
   hub: EventHub;
@@ -41,32 +40,34 @@ export interface HttpDeps {
   passwordChanges: PasswordChanges;
   /** Pages of collections in every pagination style. */
   pages: ListPages;
-  store: Store;
   config: Config;
   /** The runtime's clock, Unix ms (version sunsets). */
   now: () => number;
   auth: Authenticator;
-  tokens: TokenService;
+  /** The OAuth token endpoint's grant (client credentials). */
+  clientCredentials: ClientCredentialsGrant;
   signingKeys: SigningKeys;
-  sessions: SessionManager;
+  /** Login, the current session and logout (cookie sessions). */
+  sessions: Sessions;
   cookieNames: CookieNames;
   /** The OAuth issuer (the public base URL), decided once the server listens. */
   issuer: () => string;
-  /** Every password hash and check, through the process's bounded queue. */
-  passwords: PasswordHasher;
   deviceCookies: DeviceCookies;
-  idempotency: Idempotency;
+  /** Runs POSTs under their Idempotency-Key (the header is mapped in src/http/routes/idempotent.ts). */
+  idempotent: IdempotentExecution;
   limiter: RateLimiter;
   /** The secret that signs cursors. */
   secret: string;
   /**
-   * What /readyz checks: `required` dependencies make it 503 when down (the store); `optional` ones
-   * only degrade it (Redis: rate limits then count per process).
+   * What /readyz checks, as narrow probes rather than the store itself: `required` dependencies make it 503
+   * when down (the store); `optional` ones only degrade it (Redis: rate limits then count per process).
    */
   readiness: { required: Record<string, () => Promise<boolean>>; optional: Record<string, () => Promise<boolean>> };
   log: Logger;
   /** Prometheus metrics of this process (src/lib/metrics.ts). */
   metrics: { text(): Promise<string>; contentType: string; versionRequest(version: string, deprecated: boolean): void };
-  /** The event list and stream (src/http/event-routes.ts). */
+  /** The event list and stream (src/http/routes/event-routes.ts). */
   events: EventDeps;
+  /** The GraphQL engine behind `/graphql` (src/http/graphql/graphql-routes.ts). */
+  graphql: GraphqlEngine;
 }

@@ -26,7 +26,7 @@ export class Metrics {
    * Requests per version, and for deprecated versions apart: plain numbers on the request path (this runs on
    * every resource request, the lean GET by id included), handed to Prometheus when scraped. No label names a
    * principal (issue 26.5): the series stay as few as the versions served, and who still calls a deprecated
-   * version goes to the log (src/http/version-usage.ts), not to whoever may scrape.
+   * version goes to the log (src/http/versioning/version-usage.ts), not to whoever may scrape.
    */
   private readonly perVersion = new Map<string, number>();
   private readonly deprecatedPerVersion = new Map<string, number>();

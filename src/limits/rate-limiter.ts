@@ -118,38 +118,41 @@ export class RateLimiter {
     this.loginIp = limitOf(limits.loginPerIp);
   }
 
-  private consume(key: string, limit: Limit): Promise<Consumption> {
-    return this.slidingWindow ? this.counters.slidingWindow(key, limit.window) : this.counters.tokenBucket(key, limit.bucket);
+  private consume(key: string, limit: Limit, cost = 1): Promise<Consumption> {
+    return this.slidingWindow ? this.counters.slidingWindow(key, limit.window, cost) : this.counters.tokenBucket(key, limit.bucket, cost);
   }
 
-  private take(counters: ImmediateCounters, key: string, limit: Limit, at: number): Consumption {
-    return this.slidingWindow ? counters.slidingWindow(key, limit.window, 1, at) : counters.tokenBucket(key, limit.bucket, 1, at);
+  private take(counters: ImmediateCounters, key: string, limit: Limit, at: number, cost: number): Consumption {
+    return this.slidingWindow ? counters.slidingWindow(key, limit.window, cost, at) : counters.tokenBucket(key, limit.bucket, cost, at);
   }
 
-  /** The caller's own limit first, then the global one; the first refusal decides. */
-  private check(key: string, limit: Limit): Verdict | Promise<Verdict> {
+  /** The caller's own limit first, then the global one; the first refusal decides. `cost`: how many requests this one counts as. */
+  private check(key: string, limit: Limit, cost = 1): Verdict | Promise<Verdict> {
     const counters = this.counters.immediate;
     if (counters) {
       // In-process counters answer at once: no promise on the hot path, and one clock read for both limits.
       const at = counters.now();
-      const own = this.take(counters, key, limit, at);
-      return decide(own, own.allowed ? this.take(counters, 'global', this.global, at) : undefined);
+      const own = this.take(counters, key, limit, at, cost);
+      return decide(own, own.allowed ? this.take(counters, 'global', this.global, at, cost) : undefined);
     }
     return (async () => {
-      const own = await this.consume(key, limit);
-      return decide(own, own.allowed ? await this.consume('global', this.global) : undefined);
+      const own = await this.consume(key, limit, cost);
+      return decide(own, own.allowed ? await this.consume('global', this.global, cost) : undefined);
     })();
   }
 
-  /** Authenticated traffic counts against its principal: the user for user-bound credentials, else the credential. */
-  forPrincipal(p: Principal): Verdict | Promise<Verdict> {
+  /**
+   * Authenticated traffic counts against its principal: the user for user-bound credentials, else the credential.
+   * `cost`: how many requests this one counts as (a GraphQL operation counts by its cost, src/graphql/engine.ts).
+   */
+  forPrincipal(p: Principal, cost = 1): Verdict | Promise<Verdict> {
     // Cached principals (API keys) come back as the same object: one key string each, its hash computed once.
     let key = counterKeys.get(p);
     if (key === undefined) {
       key = `p:${p.userId ?? `${p.kind}:${p.credentialId}`}`;
       counterKeys.set(p, key);
     }
-    return this.check(key, this.principal);
+    return this.check(key, this.principal, cost);
   }
 
   forIp(ip: string): Verdict | Promise<Verdict> {
@@ -159,7 +162,7 @@ export class RateLimiter {
       key = `ip:${addressKey(ip, this.limits.ipv6Prefix)}`;
       this.ipKeys.set(ip, key);
     }
-    return this.check(key, this.ip);
+    return this.check(key, this.ip, 1);
   }
 
   /**

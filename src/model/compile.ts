@@ -1,6 +1,7 @@
 // Compiles definitions into the model every layer reads: storage columns, query paths, writable sets and routes.
 import { compileVersions, type ApiVersion } from './versions.js';
 import { HOLD_FIELD, holdable } from './state-rule.js';
+import { actionNamesOf, relationsOf, type Relation } from './relations.js';
 import type { AppDef, BelongsTo, FieldDef, FieldType, ResourceDef } from './types.js';
 
 export type ScalarType = 'string' | 'integer' | 'boolean' | 'timestamp' | 'uuid' | 'enum';
@@ -51,6 +52,10 @@ export interface CompiledResource {
   holdable: boolean;
   /** Nested collections under this resource: `/users/{id}/orders`. */
   children: Array<{ resource: string; field: string }>;
+  /** Named relations both ways (src/model/relations.ts): `order.user`, `order.items`. */
+  relations: Relation[];
+  /** The operation name of each POST action by the action's name: `{ cancel: 'cancelOrder', payment: 'payOrder' }`. */
+  actionNames: Record<string, string>;
 }
 
 export interface CompiledModel {
@@ -160,6 +165,8 @@ function compileResource(def: ResourceDef, app: AppDef): CompiledResource {
     parents: def.belongsTo ?? [],
     holdable: canHold,
     children,
+    relations: relationsOf(def, app),
+    actionNames: actionNamesOf(def),
   };
 }
 

@@ -2,7 +2,7 @@
 import type { CompiledResource } from './compile.js';
 import { fieldSchema, type JsonSchema } from './schema.js';
 
-/** A hypermedia link as every object and list carries them (src/http/render.ts). */
+/** A hypermedia link as every object and list carries them (src/http/rendering/render.ts). */
 export const LINK_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['rel', 'href', 'method'],

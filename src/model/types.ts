@@ -69,6 +69,16 @@ export interface BelongsTo {
    * an operation of the parent is in flight (its payment) the write is 409 INVALID_STATE.
    */
   partOf?: boolean;
+  /**
+   * The relation's name on this resource, to the parent (`orderItem.product`); by default the field without
+   * `_id` in camelCase (`product_id` → `product`). src/model/relations.ts derives both directions.
+   */
+  relation?: string;
+  /**
+   * The relation's name on the parent, to the children (`order.items`); by default this resource's name in
+   * camelCase, less the parent's singular as a prefix (`order-items` under `orders` → `items`).
+   */
+  inverse?: string;
 }
 
 export interface Permissions {
@@ -127,6 +137,12 @@ export interface Hooks {
 export interface ActionDef {
   method: 'POST' | 'GET';
   allow: Grant[];
+  /**
+   * POST actions: the verb that names the action where operations are named by verb and object (GraphQL's
+   * `payOrder`); the action's name in camelCase by default (`cancel` → `cancelOrder`). A noun-named action
+   * (`payment`) says its verb (`pay`).
+   */
+  verb?: string;
   description?: string;
   /**
    * POST actions: the body it takes, as fields (validated like a resource body; 422 with details), handed

@@ -131,6 +131,7 @@ function tagDescription(model: CompiledModel, tag: string): string {
     metrics: 'Prometheus metrics for operators.',
     docs: 'Documentation: migration guides between versions.',
     openapi: 'The OpenAPI documents of each version.',
+    graphql: 'GraphQL: one endpoint over the same resources, permissions and services (docs/graphql.md; the schema in docs/schema.graphql).',
   };
   return families[tag] ?? `The ${tag} operations.`;
 }

@@ -151,7 +151,7 @@ export function operationObject(op: Operation, ctx: OperationContext, errorRef: 
     responses[String(status)] = errorResponse({
       description: `${STATUS_TEXT[status] ?? 'Error'}: one of this operation’s \`x-canon-error-codes\` for ${status}.`,
       headers: headersOf(op, status, ctx),
-      content: { 'application/json': { schema: errorRef } },
+      content: { 'application/json': { schema: errorRef }, ...Object.fromEntries(Object.entries(op.errorContent ?? {}).map(([type, schema]) => [type, { schema }])) },
     });
   }
   const body = op.input.body;

@@ -20,7 +20,7 @@ export function versionNamed(model: CompiledModel, version: string): string {
   return name;
 }
 
-/** The document as served: compact JSON text (src/http/precompressed.ts gives each coding its ETag). */
+/** The document as served: compact JSON text (src/http/rendering/precompressed.ts gives each coding its ETag). */
 export function renderOpenApi(input: RenderInput): string {
   const name = versionNamed(input.model, input.version);
   const version = input.model.versions.find((v) => v.name === name)!;

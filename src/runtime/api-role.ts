@@ -1,5 +1,6 @@
 // The API role: on the core, the credentials (admin key, sessions, tokens), the demo seed, the catalog and the HTTP app.
 import { Authenticator } from '../auth/authenticator.js';
+import { ClientCredentialsGrant } from '../auth/client-credentials.js';
 import { CredentialCache } from '../auth/credential-cache.js';
 import { DeviceCookies } from '../auth/device-cookies.js';
 import type { ClientGrant } from '../auth/oauth-clients.js';
@@ -10,21 +11,26 @@ import { TokenService } from '../auth/tokens.js';
 import { buildCatalog, type Catalog } from '../catalog/catalog.js';
 import { FailoverCounters } from '../counters/failover-counters.js';
 import { MemoryCounters } from '../counters/memory-counters.js';
-import { buildHttpApp, type HttpApp } from '../http/app.js';
-import { startMetricsListener, type MetricsListener } from '../http/metrics-listener.js';
+import { buildHttpApp, type HttpApp } from '../http/transport/app.js';
+import { startMetricsListener, type MetricsListener } from '../http/transport/metrics-listener.js';
 import { RateLimiter } from '../limits/rate-limiter.js';
 import type { Principal } from '../model/principal.js';
 import { generateApiKey } from '../platform/api-key-secrets.js';
+import { IdempotentExecution } from '../services/idempotent.js';
 import { ListPages } from '../services/list-pages.js';
 import { PasswordChanges } from '../services/password-change.js';
+import { Sessions } from '../services/sessions.js';
 import type { Commit } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
 import { persistentValue } from './data-dir.js';
 import { seedIfEmpty } from './seed.js';
-import { EventFeed } from '../events/feed.js';
+import { EventFeed } from '../services/event-feed.js';
 import { EventHub } from '../events/hub.js';
 import { StreamGuard } from '../events/stream-guard.js';
+import { GraphqlEngine } from '../graphql/engine.js';
+import { VisibleBatches } from '../services/visible-batches.js';
+import { persistedQueries } from './persisted-queries.js';
 
 export interface ApiOptions {
   /** Called with the HTTP app before it is ready: add Fastify plugins, hooks or routes of your own. */
@@ -107,24 +113,37 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     shared.backend === 'redis' ? new FailoverCounters(shared.counters, new MemoryCounters(), (m) => log.warn(m)) : shared.counters,
     config.rateLimits,
   );
+  const pages = new ListPages(services, secret);
+  // One idempotent execution for both front ends: a key is held across REST and GraphQL alike.
+  const idempotent = new IdempotentExecution(core.idempotency);
+  // The second front end on the same services (DESIGN §7): its schema is built once, from the model and the catalog.
+  const graphql = new GraphqlEngine(
+    { model, catalog, services, pages, batches: new VisibleBatches(store, model), secret, idempotency: idempotent },
+    {
+      maxDepth: config.graphqlMaxDepth,
+      maxCost: config.graphqlMaxCost,
+      costPerRequest: config.graphqlCostPerRequest,
+      introspection: config.graphqlIntrospection ?? !config.production,
+      persisted: persistedQueries(config.graphqlPersistedQueries),
+    },
+  );
   const app = await buildHttpApp({
     catalog,
     model,
     services,
-    store,
     config,
     secret,
     auth,
-    tokens,
+    clientCredentials: new ClientCredentialsGrant(store, tokens),
     signingKeys,
-    sessions,
+    sessions: new Sessions(sessions),
     cookieNames: names,
     issuer,
-    passwords,
-    pages: new ListPages(services, secret),
+    pages,
+    graphql,
     passwordChanges: new PasswordChanges(services, passwords, sessions, model.users),
     deviceCookies: new DeviceCookies(secret, names),
-    idempotency: core.idempotency,
+    idempotent,
     readiness: { required: { store: () => store.ping() }, optional: core.optionalChecks },
     limiter,
     log,

@@ -8,9 +8,9 @@ import { apiKeysResource } from '../platform/api-keys.js';
 import { sessionsResource, signingKeysResource } from '../platform/internal.js';
 import { oauthClientsResource } from '../platform/oauth-clients.js';
 import { operationsResource } from '../platform/operations.js';
-import { webhookDeliveriesResource, webhookDispatchResource } from '../platform/webhook-deliveries.js';
-import { webhookEndpointsResource, type WebhookEndpointOptions } from '../platform/webhook-endpoints.js';
-import { webhookEndpointOptions } from './webhook-options.js';
+import { webhookDeliveriesResource, webhookDispatchResource } from '../webhooks/deliveries.js';
+import { webhookEndpointsResource, type WebhookEndpointOptions } from '../webhooks/endpoints.js';
+import { webhookEndpointOptions } from '../webhooks/endpoint-options.js';
 
 /** Loads the resource definition module named by CANON_CONFIG / --config; its default export is the app. */
 export async function loadAppDef(modulePath: string): Promise<AppDef> {

@@ -5,7 +5,7 @@ import type { FanOut } from '../fanout/types.js';
 import type { SigningKeys } from '../auth/signing-keys.js';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import type { Catalog } from '../catalog/catalog.js';
-import type { HttpApp } from '../http/app.js';
+import type { HttpApp } from '../http/transport/app.js';
 import { compileModel, type CompiledModel } from '../model/compile.js';
 import type { AppDef } from '../model/types.js';
 import type { Idempotency } from '../services/idempotency.js';
@@ -16,7 +16,7 @@ import { appOf, withPlatform } from './app-def.js';
 import { openCore, type CoreOptions } from './core.js';
 import { openStore } from './open-store.js';
 import { startWorker, type WorkerRole } from './worker-role.js';
-import { startOperatorServer, type OperatorServer } from '../http/operator-server.js';
+import { startOperatorServer, type OperatorServer } from '../http/transport/operator-server.js';
 
 export { loadAppDef, withPlatform } from './app-def.js';
 export { EVENTS_CHANNEL } from './core.js';
@@ -47,7 +47,7 @@ export type RuntimeOptions = CoreOptions & ApiOptions;
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
   const model = compileModel(withPlatform(await appOf(config, appDef)));
-  const { store } = openStore(config.databaseUrl, { poolSize: 1, sqliteSynchronous: config.sqliteSynchronous, pgPreparedStatements: config.pgPreparedStatements });
+  const { store } = await openStore(config.databaseUrl, { poolSize: 1, sqliteSynchronous: config.sqliteSynchronous, pgPreparedStatements: config.pgPreparedStatements });
   await store.migrate(model);
   await store.close();
 }

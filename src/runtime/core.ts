@@ -15,7 +15,7 @@ import { openShared, type Shared } from './open-shared.js';
 import { openStore } from './open-store.js';
 
 import { EventSignal } from './event-signal.js';
-import { webhookEndpointOptions } from './webhook-options.js';
+import { webhookEndpointOptions } from '../webhooks/endpoint-options.js';
 import { Metrics } from '../lib/metrics.js';
 export { EVENTS_CHANNEL } from './event-signal.js';
 
@@ -74,14 +74,14 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     ),
   );
   const model = compileModel(appDef, { versionsInPath: config.versioning === 'path' });
-  const { store, file } = openStore(config.databaseUrl, {
+  const { store, file } = await openStore(config.databaseUrl, {
     poolSize: config.dbPoolSize,
     sqliteSynchronous: config.sqliteSynchronous,
     pgPreparedStatements: config.pgPreparedStatements,
   });
   await store.migrate(model);
   storeRef.value = store;
-  const shared = openShared(config.redisUrl, config.redisPrefix);
+  const shared = await openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
   // A commit with events wakes every follower of the log, here and in the other processes; a failed publish never fails the write.
   const events = new EventSignal(shared.fanout, store);

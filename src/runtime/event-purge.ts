@@ -1,5 +1,5 @@
 // The event retention timer of worker processes (DESIGN §9: events are kept 30 days), hourly, a batch at a time.
-import { stillOwed } from '../events/dispatch-positions.js';
+import { stillOwed } from '../webhooks/dispatch-positions.js';
 import type { Core } from './core.js';
 
 const EVERY_MS = 3600_000;

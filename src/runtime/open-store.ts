@@ -1,6 +1,4 @@
 // Chooses the store adapter from DATABASE_URL; the only module that knows which backends exist.
-import { PgStore } from '../store/postgres/pg-store.js';
-import { SqliteStore } from '../store/sqlite/sqlite-store.js';
 import type { Store } from '../store/types.js';
 
 export interface StoreTarget {
@@ -18,15 +16,23 @@ export interface StoreOptions {
   pgPreparedStatements?: boolean;
 }
 
-export function openStore(url: string, options: StoreOptions = {}): StoreTarget {
+/**
+ * Each adapter is imported when a URL asks for it, never at start: a process loads the driver it uses and not
+ * the other (pg and its protocol modules cost a SQLite process about a tenth of a second of CPU at every start,
+ * and the test suite starts hundreds of processes; docs/architecture.md, "What a process loads").
+ */
+export async function openStore(url: string, options: StoreOptions = {}): Promise<StoreTarget> {
   const poolSize = options.poolSize ?? 10;
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length);
     if (path === '') throw new Error('DATABASE_URL "sqlite:" needs a path, such as sqlite:./data/canon.db or sqlite::memory:');
     const memory = path === ':memory:';
+    const { SqliteStore } = await import('../store/sqlite/sqlite-store.js');
     return { store: new SqliteStore({ path, synchronous: options.sqliteSynchronous ?? 'full' }), file: memory ? undefined : path };
   }
-  if (/^postgres(ql)?:\/\//.test(url))
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    const { PgStore } = await import('../store/postgres/pg-store.js');
     return { store: new PgStore({ connectionString: url, max: poolSize, preparedStatements: options.pgPreparedStatements ?? true }), file: undefined };
+  }
   throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path>, sqlite::memory: or postgres://…`);
 }

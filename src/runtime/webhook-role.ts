@@ -1,13 +1,13 @@
-// The webhook delivery worker of a process: sender, retry schedule and metrics around src/events/webhook-worker.ts.
+// Composes the webhook delivery worker of a process from its configuration: the sender, retry schedule, pacing and metrics around src/webhooks/worker.ts.
 import { open } from '../lib/key-crypto.js';
 import type { Config } from '../config/config.js';
-import { WebhookWorker } from '../events/webhook-worker.js';
+import { WebhookWorker } from '../webhooks/worker.js';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../webhooks/retry-schedule.js';
 import { WebhookSender } from '../webhooks/sender.js';
 import type { Core } from './core.js';
-import { SEAL_PURPOSE } from './webhook-options.js';
+import { SEAL_PURPOSE } from '../webhooks/endpoint-options.js';
 import { BackgroundPacer } from './background-pacer.js';
-import { WEBHOOK_DELIVERIES } from '../platform/webhook-deliveries.js';
+import { pendingDeliveries } from '../webhooks/deliveries.js';
 
 export function retrySchedule(config: Config): readonly number[] {
   return config.webhookRetrySchedule ? parseRetrySchedule(config.webhookRetrySchedule) : DEFAULT_RETRY_SCHEDULE;
@@ -48,15 +48,7 @@ export function startWebhookWorker(core: Core, embedded: boolean): { stop(): Pro
     },
   );
   // Deliveries waiting (due or scheduled), read when scraped.
-  metrics.gauge('canon_webhook_queue_depth', 'Webhook deliveries pending (due now or scheduled for a retry).', async () => {
-    const page = await core.store.list(WEBHOOK_DELIVERIES, {
-      where: [{ path: 'status', op: 'eq', value: 'pending' }],
-      orderBy: [{ path: 'id', desc: false }],
-      limit: 1,
-      withTotal: true,
-    });
-    return page.total ?? 0;
-  });
+  metrics.gauge('canon_webhook_queue_depth', 'Webhook deliveries pending (due now or scheduled for a retry).', () => pendingDeliveries(core.store));
   const stopWaking = core.events.on(() => worker.wake());
   worker.start();
   return {

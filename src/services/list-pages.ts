@@ -1,8 +1,18 @@
-// One page of a collection in any pagination style, as facts (rows, whether more follow, the parameters of the next and previous pages): REST renders them, GraphQL will too.
+// One page of a collection in any pagination style, as facts (rows, whether more follow, where the next and previous pages start): REST and GraphQL render them in their own names.
 import { encodeNext, type ListPlan } from '../query/list-params.js';
-import type { ListQuery } from '../store/types.js';
+import type { ListQuery, Reader } from '../store/types.js';
 import type { Loaded } from './access.js';
 import type { Ctx, ParentRef, ResourceService } from './resource-service.js';
+
+/**
+ * Where a neighbouring page starts, as facts in no transport's names: REST asks for it with `cursor`,
+ * `page_token`, `after_id`, `offset` or `page` (src/http/list-response.ts), GraphQL with `after`.
+ */
+export type PageStart =
+  | { style: 'cursor' | 'token'; position: string }
+  | { style: 'keyset'; afterId: string }
+  | { style: 'offset'; offset: number; limit: number }
+  | { style: 'page'; page: number; limit: number };
 
 export interface Page {
   plan: ListPlan;
@@ -13,9 +23,11 @@ export interface Page {
   total?: number;
   /** Cursor and token styles: the position after the last row, signed; null when nothing follows. */
   position: string | null;
-  /** The query parameters that ask for the next and the previous page, when there are such pages. */
-  next?: Record<string, string>;
-  prev?: Record<string, string>;
+  /** Where the next and the previous page start, when there are such pages. */
+  next?: PageStart;
+  prev?: PageStart;
+  /** With a search: each row's rank, parallel to `rows` (positions after a row carry it). */
+  ranks?: number[];
   /** The store's shared result the rows come from (ResourceService.list), when it is shared. */
   shared?: object;
 }
@@ -62,34 +74,55 @@ export class ListPages {
     return position;
   }
 
-  /** The page `plan` asks for, of what `ctx` may see (under `parent` for a nested collection). */
-  async page(ctx: Ctx, resource: string, plan: ListPlan, parent?: ParentRef): Promise<Page> {
-    const result = await this.services.list(ctx, resource, storeQuery(plan), parent);
+  /**
+   * The page `plan` asks for, of what `ctx` may see (under `parent` for a nested collection). `reader`: read
+   * through this transaction instead of the store (a response rendered inside the change's own transaction).
+   */
+  async page(ctx: Ctx, resource: string, plan: ListPlan, parent?: ParentRef, reader?: Reader): Promise<Page> {
+    const result = await this.services.list(ctx, resource, storeQuery(plan), parent, reader);
     const p = plan.page;
     const hasMore = p.style === 'offset' || p.style === 'page' ? p.offset + p.limit < (result.total ?? 0) : result.rows.length > p.limit;
     const rows = result.rows.slice(0, p.limit);
     const last = rows[rows.length - 1];
-    const page: Page = { plan, rows, hasMore, position: null, ...(result.total !== undefined ? { total: result.total } : {}), ...(result.shared ? { shared: result.shared } : {}) };
+    const page: Page = {
+      plan,
+      rows,
+      hasMore,
+      position: null,
+      ...(result.total !== undefined ? { total: result.total } : {}),
+      ...(result.shared ? { shared: result.shared } : {}),
+      ...(result.ranks ? { ranks: result.ranks } : {}),
+    };
     switch (p.style) {
       case 'cursor':
       case 'token':
         if (hasMore && last) {
           page.position = this.positionAfter(plan, last, result.ranks?.[rows.length - 1]);
-          page.next = p.style === 'cursor' ? { cursor: page.position } : { page_token: page.position };
+          page.next = { style: p.style, position: page.position };
         }
         break;
       case 'keyset':
-        if (hasMore && last) page.next = { after_id: last.record.id };
+        if (hasMore && last) page.next = { style: 'keyset', afterId: last.record.id };
         break;
       case 'offset':
-        if (hasMore) page.next = { offset: String(p.offset + p.limit), limit: String(p.limit) };
-        if (p.offset > 0) page.prev = { offset: String(Math.max(0, p.offset - p.limit)), limit: String(p.limit) };
+        if (hasMore) page.next = { style: 'offset', offset: p.offset + p.limit, limit: p.limit };
+        if (p.offset > 0) page.prev = { style: 'offset', offset: Math.max(0, p.offset - p.limit), limit: p.limit };
         break;
       case 'page':
-        if (hasMore) page.next = { page: String(p.page + 1), per_page: String(p.limit) };
-        if (p.page > 1) page.prev = { page: String(p.page - 1), per_page: String(p.limit) };
+        if (hasMore) page.next = { style: 'page', page: p.page + 1, limit: p.limit };
+        if (p.page > 1) page.prev = { style: 'page', page: p.page - 1, limit: p.limit };
         break;
     }
     return page;
+  }
+
+  /**
+   * The signed position after the row at `index` of a cursor or token page: where a page starting after that
+   * row begins (a GraphQL edge's cursor). The last row's is `page.position` when more follow.
+   */
+  positionAt(page: Page, index: number): string {
+    const row = page.rows[index];
+    if (!row) throw new RangeError(`the page has no row ${index}`);
+    return this.positionAfter(page.plan, row, page.ranks?.[index]);
   }
 }

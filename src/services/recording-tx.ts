@@ -1,5 +1,5 @@
 // A transaction wrapper that records the events appended in it, so they can be fanned out once committed, and moves the credentials epoch at most once.
-import type { Condition, EventFilter, EventRecord, IdempotencyRecord, ListQuery, LockMode, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
+import type { Condition, EventFilter, EventRecord, Group, GroupQuery, IdempotencyRecord, ListQuery, LockMode, ListResult, StoredEvent, StoredRecord, Tx } from '../store/types.js';
 
 export class RecordingTx implements Tx {
   readonly events: EventRecord[] = [];
@@ -21,6 +21,10 @@ export class RecordingTx implements Tx {
 
   list(resource: string, query: ListQuery): Promise<ListResult> {
     return this.tx.list(resource, query);
+  }
+
+  listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
+    return this.tx.listGroups(resource, query);
   }
 
   lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {

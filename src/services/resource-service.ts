@@ -19,7 +19,8 @@ import { buildEvent } from './events.js';
 import { assertNotHeld, assertPartsFree, heldError, lockParts, writeHold } from './holds.js';
 import { applyMergePatch } from './merge-patch.js';
 import { RecordingTx } from './recording-tx.js';
-import { grantFor, none, ownerCondition, scopeAllows, type GrantCheck } from './permissions.js';
+import { grantFor, none, ownerCondition, type GrantCheck } from './permissions.js';
+import { readGrant, requireScope } from './refusals.js';
 import { anyStoredChange, changedFields, publicView } from './views.js';
 
 export interface Ctx {
@@ -127,13 +128,9 @@ export class ResourceService {
     return this.transaction((tx) => fn(this.hookContext({ principal }, tx, this.now()), tx));
   }
 
-  /** Refuses a request its credential's scopes do not cover (403, with the scope needed, RFC 6750 §3.1). */
+  /** Refuses a request its credential's scopes do not cover (src/services/refusals.ts). */
   private requireScope(ctx: Ctx, r: CompiledResource, access: 'read' | 'write'): void {
-    if (scopeAllows(ctx.principal.scopes, r.name, access)) return;
-    const scope = `${r.name}:${access}`;
-    throw new AppError('INSUFFICIENT_SCOPE', `This credential lacks the scope ${scope}.`, {
-      facts: { challenges: [{ scheme: 'Bearer', params: { realm: 'canon', error: 'insufficient_scope', scope } }] },
-    });
+    requireScope(ctx.principal, r, access);
   }
 
   /**
@@ -170,28 +167,36 @@ export class ResourceService {
 
   /**
    * `shared`: the store's result itself when the store shares it (a page its list cache keeps, frozen): the same
-   * object for every read until the data changes, so renderings of it may be memoised by it (src/http/list-response.ts).
+   * object for every read until the data changes, so renderings of it may be memoised by it (src/http/rendering/list-response.ts).
    */
-  async list(ctx: Ctx, name: string, query: ListQuery, parent?: ParentRef): Promise<{ rows: Loaded[]; ranks?: number[]; total?: number; shared?: object }> {
+  async list(
+    ctx: Ctx,
+    name: string,
+    query: ListQuery,
+    parent?: ParentRef,
+    /** Read through this transaction instead of the store (a response rendered inside the change's own transaction). */
+    reader: Reader = this.store,
+  ): Promise<{ rows: Loaded[]; ranks?: number[]; total?: number; shared?: object }> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'read');
     const g = grantFor(ctx.principal, r.def.permissions.read);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not list ${r.name}.`);
     const where: Condition[] = [...query.where];
     if (parent) {
-      await this.loadVisible(ctx, this.resource(parent.resource), parent.id, this.store);
+      await this.loadVisible(ctx, this.resource(parent.resource), parent.id, reader);
       where.push({ path: parent.field, op: 'eq', value: parent.id });
     }
     if (!g.all) where.push(ownerCondition(this.model, r, ctx.principal));
-    // Rows are only read from here on (rendered, never changed): the store may share them (ListQuery.shared).
-    const result = await this.store.list(name, { ...query, where, shared: true });
+    // Rows are only read from here on (rendered, never changed): the store may share them (ListQuery.shared);
+    // a transaction's own reads are never shared.
+    const result = await reader.list(name, { ...query, where, ...(reader === this.store ? { shared: true } : {}) });
     const rows: Loaded[] = [];
     // Listed by role, ownership is looked up per row only where it could change a link (a parent read each, for
     // ownership through a parent).
     const matters = g.all && ownershipMatters(r, ctx.principal);
     for (const record of result.rows) {
       // A list restricted to owned objects needs no per-row lookup; otherwise ownership is decided per row.
-      const owned = !g.all ? true : matters ? await owns(this.model, r, record, ctx.principal, this.store) : false;
+      const owned = !g.all ? true : matters ? await owns(this.model, r, record, ctx.principal, reader) : false;
       rows.push({ record, access: accessFor(r, record, ctx.principal, owned) });
     }
     return {
@@ -257,7 +262,8 @@ export class ResourceService {
   }
 
   /** PUT (whole replacement, omitted optional fields reset) or PATCH (JSON Merge Patch, RFC 7396). */
-  async update(ctx: Ctx, name: string, id: string, mode: 'replace' | 'patch', body: unknown, precondition?: Precondition): Promise<Loaded> {
+  /** `within`: an idempotency key's work in this transaction, once the caller may make the change (as create's). */
+  async update(ctx: Ctx, name: string, id: string, mode: 'replace' | 'patch', body: unknown, precondition?: Precondition, within?: Within<Loaded>): Promise<Loaded> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     return this.transaction(async (tx) => {
@@ -265,6 +271,7 @@ export class ResourceService {
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       if (!loaded.access.update) throw new AppError('FORBIDDEN', `You may not change this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
+      await within?.first(tx);
       ctx.checkBody?.(mode, ctx.principal.role);
       let input = body;
       if (mode === 'patch') {
@@ -283,19 +290,31 @@ export class ResourceService {
       for (const [field, value] of Object.entries(values)) if (r.fields[field]?.references && value !== loaded.record[field]) changed[field] = value;
       await this.checkReferences(ctx, r, changed, tx);
       const record = await this.applyUpdate(tx, ctx, r, loaded.record, values, this.now());
-      return { record, access: accessFor(r, record, ctx.principal, await owns(this.model, r, record, ctx.principal, tx)) };
+      const updated = { record, access: accessFor(r, record, ctx.principal, await owns(this.model, r, record, ctx.principal, tx)) };
+      await within?.last(tx, updated);
+      return updated;
     });
   }
 
-  async remove(ctx: Ctx, name: string, id: string, precondition?: Precondition): Promise<void> {
+  /** `within`: an idempotency key's work in this transaction (its result is the deleted object's id). */
+  async remove(ctx: Ctx, name: string, id: string, precondition?: Precondition, within?: Within<string>): Promise<void> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'write');
     await this.transaction(async (tx) => {
       await this.lockPartsOf(tx, r, id);
-      const loaded = await this.loadVisible(ctx, r, id, tx, 'delete');
+      let loaded: Loaded;
+      try {
+        loaded = await this.loadVisible(ctx, r, id, tx, 'delete');
+      } catch (err) {
+        // A keyed delete repeated finds nothing left: the first answer is replayed, to a caller whose role may still delete.
+        if (within && err instanceof AppError && err.code === 'NOT_FOUND' && !none(grantFor(ctx.principal, r.def.permissions.delete))) await within.first(tx);
+        throw err;
+      }
       if (!loaded.access.delete) throw new AppError('FORBIDDEN', `You may not delete this ${label(r)}.`);
       if (precondition && !precondition(loaded)) throw preconditionFailed();
+      await within?.first(tx);
       await this.deleteRecord(tx, ctx, r, loaded.record, this.now(), false);
+      await within?.last(tx, loaded.record.id);
     });
   }
 
@@ -571,13 +590,6 @@ function operationOf(resource: string, objectId: string, action: string): Condit
 
 function label(r: CompiledResource): string {
   return r.singular.replace(/_/g, ' ');
-}
-
-/** The principal's read grant on `r`; a principal with none is refused outright (403), before anything is read. */
-function readGrant(principal: Principal, r: CompiledResource): GrantCheck {
-  const g = grantFor(principal, r.def.permissions.read);
-  if (none(g)) throw new AppError('FORBIDDEN', `You may not read ${r.name}.`);
-  return g;
 }
 
 /** A record as the principal may see it: one granted only on its own objects gets 404 for another's, so existence never leaks. */

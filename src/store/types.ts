@@ -39,6 +39,28 @@ export interface ListResult {
   total?: number;
 }
 
+/**
+ * The first rows of many groups at once (Reader.listGroups): the children of many parents, each parent's own
+ * first `limit` in `orderBy` order, in one statement (a batch loader's N parents are not N queries).
+ */
+export interface GroupQuery {
+  /** The field rows are grouped by (a parent's foreign key), and the groups wanted: at most 1000 values. */
+  field: string;
+  values: readonly unknown[];
+  /** Further conditions every row must meet (filters, the caller's ownership). */
+  where: Condition[];
+  /** The order within each group; ends with `id`, so it is total. */
+  orderBy: SortKey[];
+  /** Rows per group, at most. */
+  limit: number;
+}
+
+/** One group of a GroupQuery: its first rows, and how many rows it has in all. */
+export interface Group {
+  rows: StoredRecord[];
+  total: number;
+}
+
 export interface EventRecord {
   id: string;
   type: string;
@@ -132,6 +154,8 @@ export interface Reader {
   getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]>;
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null>;
   list(resource: string, query: ListQuery): Promise<ListResult>;
+  /** The groups of `query` that have rows, by the group's value as text (a group without rows is absent). */
+  listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>>;
   /** The sequenced events after `afterSequence` that pass `filter`, in sequence order. */
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]>;
   /** One sequenced event by id, or null (never written, purged, or on PostgreSQL not stamped yet). */
@@ -219,7 +243,7 @@ export interface Store extends Reader {
   /**
    * The record `get` would answer, when the adapter holds it in memory and nothing has changed since it was read
    * (the same validity as `get`'s cache); undefined when only `get` can tell (not held, or a transaction must end
-   * first). Lets a hot read finish without a promise (src/http/fast-reads.ts). Adapters without a read cache omit it.
+   * first). Lets a hot read finish without a promise (src/http/transport/fast-reads.ts). Adapters without a read cache omit it.
    */
   cachedRecord?(resource: string, id: string): StoredRecord | undefined;
   /**

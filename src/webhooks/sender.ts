@@ -1,7 +1,7 @@
 // One signed webhook POST over HTTPS with undici (DESIGN §9): never throws, never follows redirects, bounded in time and memory, connects only to allowed addresses.
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
 import { addressVerdict, guardedLookup, type UrlPolicy } from './address-policy.js';
 import { parseRetryAfter } from './retry-schedule.js';
 import { signatureHeaders } from './signature.js';
@@ -43,6 +43,12 @@ export interface WebhookSenderOptions {
 }
 
 const USER_AGENT = 'Canon-Webhooks/1';
+
+/** The pool every send goes through, and undici's request(): imported at the first send (WebhookSender.undici). */
+interface UndiciClient {
+  agent: Agent;
+  request: typeof undiciRequest;
+}
 
 /** OpenSSL certificate verification codes as Node reports them (err.code), besides the ERR_TLS_ / ERR_SSL_ families. */
 const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_)|CERT|SIGNATURE|ISSUER|CHAIN/;
@@ -98,21 +104,35 @@ function preflight(url: string, policy: UrlPolicy): string | null {
  * Node's defaults: the system store plus NODE_EXTRA_CA_CERTS.
  */
 export class WebhookSender {
-  private readonly agent: Agent;
+  /** undici and the Agent, made at the first send (see undici()). */
+  private client: Promise<UndiciClient> | undefined;
   private readonly policy: UrlPolicy;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
+  private readonly connections: number;
 
   constructor(options: WebhookSenderOptions) {
     this.policy = options.policy;
     this.timeoutMs = options.timeoutMs ?? 15_000;
     this.maxResponseBytes = options.maxResponseBytes ?? 4096;
-    this.agent = new Agent({
-      connections: options.connectionsPerOrigin ?? 8,
-      headersTimeout: this.timeoutMs,
-      bodyTimeout: this.timeoutMs,
-      connect: { lookup: guardedLookup(this.policy) as never, timeout: this.timeoutMs },
-    });
+    this.connections = options.connectionsPerOrigin ?? 8;
+  }
+
+  /**
+   * undici is imported here rather than at the top: a process with no webhook endpoint to deliver to would
+   * otherwise load it at every start for nothing (docs/architecture.md, "What a process loads").
+   */
+  private undici(): Promise<UndiciClient> {
+    this.client ??= import('undici').then(({ Agent, request }) => ({
+      agent: new Agent({
+        connections: this.connections,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        connect: { lookup: guardedLookup(this.policy) as never, timeout: this.timeoutMs },
+      }),
+      request,
+    }));
+    return this.client;
   }
 
   async send(input: SendInput): Promise<SendOutcome> {
@@ -120,6 +140,14 @@ export class WebhookSender {
     const elapsed = (): number => Math.round(performance.now() - started);
     const refused = preflight(input.url, this.policy);
     if (refused) return { ok: false, statusCode: null, durationMs: elapsed(), error: refused, gone: false };
+    let client: UndiciClient;
+    try {
+      // Loaded before the attempt's clock starts: loading the client is no part of the receiver's time.
+      client = await this.undici();
+    } catch (err) {
+      return { ok: false, statusCode: null, durationMs: elapsed(), error: `not sent: ${(err as Error).message}`, gone: false };
+    }
+    const { agent, request } = client;
 
     const controller = new AbortController();
     // Only this timer aborts: an aborted signal means the attempt ran out of time, whichever layer noticed first.
@@ -133,7 +161,7 @@ export class WebhookSender {
       }
       // undici's request() never follows redirects (that takes its redirect interceptor, not used here).
       const response = await request(input.url, {
-        dispatcher: this.agent,
+        dispatcher: agent,
         method: 'POST',
         headers,
         body: input.body,
@@ -185,7 +213,7 @@ export class WebhookSender {
 
   /** Closes every pooled connection once its requests are done. */
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.client) await (await this.client).agent.close();
   }
 }
 

@@ -12,10 +12,20 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 // Not strict: schemas carry documentation keywords (examples, readOnly) the validator need not know.
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false, allowUnionTypes: true }));
 const compiled = new WeakMap<object, ValidateFunction>();
+/**
+ * Validators by schema text too: each server a file starts builds its own catalog, with schema objects equal to
+ * the last server's, and compiling them again was most of what checking cost (a tenth of permission-matrix's CPU).
+ */
+const compiledByText = new Map<string, ValidateFunction>();
 
 function validatorOf(schema: object): ValidateFunction {
   let v = compiled.get(schema);
-  if (!v) compiled.set(schema, (v = ajv.compile(schema)));
+  if (!v) {
+    const text = JSON.stringify(schema);
+    v = compiledByText.get(text);
+    if (!v) compiledByText.set(text, (v = ajv.compile(schema)));
+    compiled.set(schema, v);
+  }
   return v;
 }
 
@@ -55,7 +65,7 @@ export function eventViolations(model: CompiledModel, events: unknown[], options
     const key = `${version.name} ${type.type}${thin ? ' thin' : ''}`;
     let validate = eventValidators.get(model)?.get(key);
     if (!validate) {
-      validate = ajv.compile(thin ? thinEventSchema() : eventSchema(model, version, type));
+      validate = validatorOf(thin ? thinEventSchema() : eventSchema(model, version, type));
       if (!eventValidators.has(model)) eventValidators.set(model, new Map());
       eventValidators.get(model)!.set(key, validate);
     }

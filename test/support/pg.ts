@@ -1,6 +1,5 @@
 // PostgreSQL for tests: each call makes its own database (dropped afterwards) on CANON_TEST_DATABASE_URL's server.
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 
 export const PG_URL = process.env.CANON_TEST_DATABASE_URL;
 export const PG_SKIP = PG_URL ? false : 'CANON_TEST_DATABASE_URL is not set: PostgreSQL suites skipped';
@@ -13,6 +12,8 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!PG_URL) throw new Error(String(PG_SKIP));
   const name = `canon_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  // Imported here, not at the top: every suite imports this module through the harness, most never use PostgreSQL.
+  const { default: pg } = await import('pg');
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   try {

@@ -2,12 +2,14 @@
 import type pg from 'pg';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
-import { RANK_COLUMN, getManySql, inOrder, listSql, quote, sumSql, whereClause } from '../sql/queries.js';
+import { GROUP_TOTAL, RANK_COLUMN, getManySql, groupsSql, inOrder, listSql, quote, sumSql, whereClause } from '../sql/queries.js';
 import {
   UniqueViolation,
   type Condition,
   type EventFilter,
   type EventRecord,
+  type Group,
+  type GroupQuery,
   type IdempotencyRecord,
   type ListQuery,
   type ListResult,
@@ -121,6 +123,21 @@ export class PgOps implements Tx {
     if (query.search !== undefined) result.ranks = raw.map((row) => Number(row[RANK_COLUMN]));
     if (counted) result.total = Number(counted[0]!.n);
     return result;
+  }
+
+  async listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
+    const r = this.resource(resource);
+    const sql = groupsSql(pgDialect, r, query, tableName);
+    const groups = new Map<string, Group>();
+    if (!sql) return groups;
+    for (const row of await this.rows(sql.text, sql.params)) {
+      const key = String(row[query.field]);
+      let group = groups.get(key);
+      // COUNT(*) is a bigint: pg hands it over as text.
+      if (!group) groups.set(key, (group = { rows: [], total: Number(row[GROUP_TOTAL]) }));
+      group.rows.push(fromRow(r, row, pgCodec));
+    }
+    return groups;
   }
 
   /** Only stamped events exist for readers: the commit-ordered `commit_sequence` is the API's `sequence`. */

@@ -6,6 +6,8 @@ import {
   StoreBusy,
   type Condition,
   type EventFilter,
+  type Group,
+  type GroupQuery,
   type IdempotencyRecord,
   type ListQuery,
   type ListResult,
@@ -193,6 +195,10 @@ export class PgStore implements Store {
     // A page too large to keep is not worth the stamp's round trip.
     if (!query.shared || !this.pages.keeps(query)) return this.reads.list(resource, query);
     return this.pages.through(resource, query, await this.epoch.snapshot(), (q) => this.reads.list(resource, q));
+  }
+
+  listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
+    return this.reads.listGroups(resource, query);
   }
 
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {

@@ -2,7 +2,7 @@
 // client values only ever travel as bound parameters (written `?`; PostgreSQL numbers them).
 import { UUID_PATTERN as UUID } from '../../lib/uuid.js';
 import type { CompiledResource } from '../../model/compile.js';
-import type { Condition, ListQuery, SortKey, StoredRecord } from '../types.js';
+import type { Condition, GroupQuery, ListQuery, SortKey, StoredRecord } from '../types.js';
 
 /** What differs between SQL engines in the statements Canon builds. */
 export interface Dialect {
@@ -200,4 +200,25 @@ export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, ta
   }
   if (q.skipLocked) text += d.skipLocked;
   return { page: { text, params }, count };
+}
+
+/** The columns a group statement adds to each row: its place in its group (from 1) and the group's size. */
+export const GROUP_ROW = '_group_row';
+export const GROUP_TOTAL = '_group_total';
+
+/**
+ * Reader.listGroups: every group's first rows in one statement, by window functions (SQLite 3.25+, PostgreSQL):
+ * the rows numbered within their group in the group's order, counted per group, and the first `limit` of
+ * each kept; rows come ordered by group, then by their place. Undefined when no group is asked for.
+ */
+export function groupsSql(d: Dialect, resource: CompiledResource, q: GroupQuery, tableOf: (name: string) => string): Sql | undefined {
+  const values = [...new Set(q.values)];
+  if (values.length === 0) return undefined;
+  if (values.length > 1000) throw new Error(`listGroups reads at most 1000 groups at once, not ${values.length}`);
+  const where = whereClause(d, resource, [{ path: q.field, op: 'in', value: values }, ...q.where], tableOf);
+  const group = column(resource, q.field);
+  const inner =
+    `SELECT ${d.columns(resource)}, ROW_NUMBER() OVER (PARTITION BY ${group} ORDER BY ${orderClause(d, resource, q.orderBy)}) AS ${GROUP_ROW}, ` +
+    `COUNT(*) OVER (PARTITION BY ${group}) AS ${GROUP_TOTAL} FROM ${quote(resource.table)} WHERE ${where.text}`;
+  return { text: `SELECT * FROM (${inner}) AS g WHERE ${GROUP_ROW} <= ? ORDER BY ${group}, ${GROUP_ROW}`, params: [...where.params, q.limit] };
 }

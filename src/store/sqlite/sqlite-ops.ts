@@ -9,6 +9,8 @@ import {
   type Condition,
   type EventFilter,
   type EventRecord,
+  type Group,
+  type GroupQuery,
   type IdempotencyRecord,
   type ListQuery,
   type ListResult,
@@ -19,7 +21,7 @@ import {
 import type { IdempotencyDirectory } from './idempotency-directory.js';
 import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { quote } from './ddl.js';
-import { RANK_COLUMN, getManySql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
+import { GROUP_TOTAL, RANK_COLUMN, getManySql, groupsSql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
 import { sqliteDialect } from './dialect.js';
 import { arrayRowDecoder, eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { INSERT_EVENT, eventPageSql, eventParams } from '../sql/events.js';
@@ -153,6 +155,12 @@ export class SqliteOps implements Tx {
     return result;
   }
 
+  async listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
+    const r = this.resource(resource);
+    const sql = groupsSql(sqliteDialect, r, query, tableName);
+    return groupsOf(r, query.field, sql ? (this.conn.stmt(sql.text).all(...sql.params) as Row[]) : []);
+  }
+
   async listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {
     const sql = eventPageSql('sequence', '*', afterSequence, limit, filter);
     return (this.conn.stmt(sql.text).all(...sql.params) as Row[]).map((row) => eventFromRow(row, sqliteCodec));
@@ -234,4 +242,16 @@ export class SqliteOps implements Tx {
       throw err;
     }
   }
+}
+
+/** Rows of a group statement (src/store/sql/queries.ts groupsSql), ordered by group, as groups by the group's value. */
+function groupsOf(r: CompiledResource, field: string, rows: Row[]): Map<string, Group> {
+  const groups = new Map<string, Group>();
+  for (const row of rows) {
+    const key = String(row[field]);
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { rows: [], total: Number(row[GROUP_TOTAL]) }));
+    group.rows.push(fromRow(r, row, sqliteCodec));
+  }
+  return groups;
 }

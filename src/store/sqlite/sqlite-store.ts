@@ -8,6 +8,8 @@ import { Connection, SqliteOps } from './sqlite-ops.js';
 import {
   type Condition,
   type EventFilter,
+  type Group,
+  type GroupQuery,
   type IdempotencyRecord,
   type ListQuery,
   type ListResult,
@@ -258,6 +260,10 @@ export class SqliteStore implements Store {
     if (!query.shared) return this.read((o) => o.list(resource, query));
     // Seeking (src/store/offset-seeks.ts): the stamp is taken in the turn the page is read, and the read is synchronous.
     return this.read((o) => this.pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q), true));
+  }
+
+  listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
+    return this.read((o) => o.listGroups(resource, query));
   }
 
   listEvents(afterSequence: number, limit: number, filter?: EventFilter): Promise<StoredEvent[]> {

@@ -500,6 +500,44 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       });
       const mine = (extra = {}) => ({ where: [{ path: 'label', op: 'in' as const, value: ['q0', 'q1', 'q2'] }], orderBy: [{ path: 'id', desc: false }], limit: 100, ...extra });
 
+      it('lists the first rows of many groups in one call: each group in its own order, with its size', async () => {
+        const other = id();
+        const groups = await store.listGroups('contract-things', {
+          field: 'kind',
+          values: ['a', 'c', 'missing'],
+          where: [{ path: 'label', op: 'in', value: ['q0', 'q1', 'q2'] }],
+          orderBy: [
+            { path: 'count', desc: true },
+            { path: 'id', desc: true },
+          ],
+          limit: 3,
+        });
+        assert.deepEqual([...groups.keys()].sort(), ['a', 'c'], 'a group without rows is absent');
+        for (const kind of ['a', 'c']) {
+          const all = rows.filter((r) => r.kind === kind).sort((x, y) => (y.count as number) - (x.count as number) || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0));
+          assert.equal(groups.get(kind)!.total, all.length);
+          assert.deepEqual(groups.get(kind)!.rows, all.slice(0, 3), kind);
+        }
+        // Further conditions narrow each group and its size; groups by a foreign key, as loaders ask.
+        const owned = await store.listGroups('contract-things', {
+          field: 'owner_id',
+          values: [ownerId, other],
+          where: [{ path: 'active', op: 'eq', value: true }],
+          orderBy: [{ path: 'id', desc: false }],
+          limit: 100,
+        });
+        const expected = rows.filter((r) => r.owner_id === ownerId && r.active === true);
+        assert.deepEqual([...owned.keys()], [ownerId]);
+        assert.deepEqual(owned.get(ownerId), { rows: expected, total: expected.length });
+        assert.equal((await store.listGroups('contract-things', { field: 'kind', values: [], where: [], orderBy: [{ path: 'id', desc: false }], limit: 5 })).size, 0);
+        await store.transaction(async (tx) =>
+          assert.equal(
+            (await tx.listGroups('contract-things', { field: 'kind', values: ['b'], where: [], orderBy: [{ path: 'id', desc: false }], limit: 1 })).get('b')!.rows.length,
+            1,
+          ),
+        );
+      });
+
       it('filters with every operator', async () => {
         const check = async (path: string, op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte' | 'in', value: unknown, pred: (r: StoredRecord) => boolean) => {
           const q = mine();

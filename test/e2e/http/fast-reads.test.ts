@@ -1,4 +1,4 @@
-// The lean GET path (src/http/fast-reads.ts) against the Fastify route: same status, headers and body, and which path answered.
+// The lean GET path (src/http/transport/fast-reads.ts) against the Fastify route: same status, headers and body, and which path answered.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_KEY, MODES, createCustomer, createProduct, fromFetch, fromInject, startServer, type Response, type TestServer } from '../../support/harness.js';

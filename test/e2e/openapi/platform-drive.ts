@@ -23,6 +23,11 @@ export async function drivePlatform(c: ProxyClient, v: DocName): Promise<void> {
   await c.send(v, 'GET', `/docs?version=${v}`, { key: null, headers: { accept: 'text/html' }, expect: 200 });
   for (const name of DOCS_ASSETS) await c.send(v, 'GET', `/docs/assets/${name}`, { key: null, expect: 200 });
   await c.send(v, 'GET', '/docs/changelog', { key: null, headers: { accept: 'text/markdown' }, expect: 200 });
+  // GraphQL (docs/graphql.md): a query by GET and by POST, in application/json.
+  const query = '{ products(first: 1) { edges { node { id name } } pageInfo { hasNextPage } } }';
+  const posted = await c.send(v, 'POST', '/graphql', { json: { query }, headers: { accept: 'application/json' }, expect: 200 });
+  assert.ok(Array.isArray(posted.body.data.products.edges));
+  await c.send(v, 'GET', `/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' }, expect: 200 });
   const doc = await c.send(v, 'GET', `/${v}/openapi.json`, { key: null, expect: 200 });
   await c.send(v, 'GET', `/${v}/openapi.json`, { key: null, headers: { 'if-none-match': doc.headers.etag! }, expect: 304 });
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resolveConfig } from '../../../src/config/config.js';
-import { DEFAULT_HSTS } from '../../../src/http/security-headers.js';
+import { DEFAULT_HSTS } from '../../../src/http/transport/security-headers.js';
 import { commerce } from '../../../examples/commerce/index.js';
 import { createRuntime } from '../../../src/runtime/compose.js';
 import { ADMIN_KEY, createProduct, errorShape, GENEROUS_LIMITS, MODES, startServer, TEST_PASSWORD_COST, type Response, type TestServer } from '../../support/harness.js';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
-import { loggableUrl } from '../../../src/http/loggable-url.js';
+import { loggableUrl } from '../../../src/http/transport/loggable-url.js';
 import { defineApp, defineResource, f } from '../../../src/model/define.js';
 import { createLogger } from '../../../src/runtime/logger.js';
 import { MODES, startServer, type TestServer } from '../../support/harness.js';

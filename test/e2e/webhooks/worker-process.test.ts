@@ -54,7 +54,7 @@ for (const kind of STORES) {
       };
       api = await startCanon({ ...env, CANON_WORKER: 'off' });
       // The test's own look at the database, for what the API does not show: a payment's operation and its claim.
-      store = openStore(scratch.databaseUrl, { poolSize: 1 }).store;
+      store = (await openStore(scratch.databaseUrl, { poolSize: 1 })).store;
       await store.migrate(compileModel(withPlatform(commerce)));
     });
     after(async () => {

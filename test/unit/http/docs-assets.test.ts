@@ -1,10 +1,10 @@
-// The /docs files read at start (src/http/docs-assets.ts): the build's copy first, the redoc package in a checkout built by tsc alone, the renderer's absence noted, the bundle's one third-party address taken out.
+// The /docs files read at start (src/http/rendering/docs-assets.ts): the build's copy first, the redoc package in a checkout built by tsc alone, the renderer's absence noted, the bundle's one third-party address taken out.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { readDocsFiles, REDOC_LOGO_URL, RENDERER_FILES } from '../../../src/http/docs-assets.js';
+import { readDocsFiles, REDOC_LOGO_URL, RENDERER_FILES } from '../../../src/http/rendering/docs-assets.js';
 
 describe('readDocsFiles', () => {
   let dir = '';

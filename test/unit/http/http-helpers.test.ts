@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../../src/errors/app-error.js';
-import { etagOf, ifMatchHolds, ifNoneMatchHits, notModifiedSince } from '../../../src/http/conditional.js';
-import { parseFormBody, parseJsonBody } from '../../../src/http/json-body.js';
-import { acceptsJson } from '../../../src/http/negotiate.js';
+import { etagOf, ifMatchHolds, ifNoneMatchHits, notModifiedSince } from '../../../src/http/rendering/conditional.js';
+import { parseFormBody, parseJsonBody } from '../../../src/http/transport/json-body.js';
+import { acceptsJson } from '../../../src/http/transport/negotiate.js';
 
 describe('conditional requests', () => {
   const record = { id: 'a', version: 3, created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-02T10:00:00.500Z' };

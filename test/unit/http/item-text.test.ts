@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
-import { itemText } from '../../../src/http/item-text.js';
-import { represent } from '../../../src/http/render.js';
+import { itemText } from '../../../src/http/rendering/item-text.js';
+import { represent } from '../../../src/http/rendering/render.js';
 import { compileModel, type CompiledResource } from '../../../src/model/compile.js';
 import type { FieldType } from '../../../src/model/types.js';
 import { withPlatform } from '../../../src/runtime/compose.js';

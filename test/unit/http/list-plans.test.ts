@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
 import { AppError } from '../../../src/errors/app-error.js';
-import { planFor } from '../../../src/http/list-plans.js';
+import { planFor } from '../../../src/http/routes/list-plans.js';
 import { compileModel } from '../../../src/model/compile.js';
 
 const model = compileModel(commerce);

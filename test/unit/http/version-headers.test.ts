@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { compileVersions } from '../../../src/model/versions.js';
-import { deprecationHeaders, VersionHeaders } from '../../../src/http/version-headers.js';
+import { deprecationHeaders, VersionHeaders } from '../../../src/http/versioning/version-headers.js';
 import { bodyUp, viewDown, pathUp, type VersionChange } from '../../../src/model/version-changes.js';
 
 const versions = compileVersions([

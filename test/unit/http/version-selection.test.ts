@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage } from 'node:http';
 import { describe, it } from 'node:test';
 import { compileVersions } from '../../../src/model/versions.js';
-import { repeatedVersionOf, unsupportedVersionOf, VersionSelector, type VersioningStrategy } from '../../../src/http/version-selection.js';
+import { repeatedVersionOf, unsupportedVersionOf, VersionSelector, type VersioningStrategy } from '../../../src/http/versioning/version-selection.js';
 
 const versions = compileVersions([
   { name: 'v1', date: '2025-01-15' },

@@ -15,11 +15,15 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Relative imports of a module, type-only ones included (a cycle of types is still a cycle to read). */
+/**
+ * Relative imports of a module, type-only ones included (a cycle of types is still a cycle to read), and the
+ * modules it imports when it needs them (`await import('./…')`: loaded later, still an arrow of the graph).
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const out: string[] = [];
   for (const m of text.matchAll(/^(?:import|export)[^'"]*from '(\.[^']+)';/gm)) out.push(resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
+  for (const m of text.matchAll(/\bimport\('(\.[^']+)'\)/g)) out.push(resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
   return out;
 }
 

@@ -6,16 +6,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { RENDERER_FILES } from '../../../src/http/docs-assets.js';
+import { RENDERER_FILES } from '../../../src/http/rendering/docs-assets.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
-/** A tsc that writes the entry npm start runs, counts its runs in tsc-runs, and fails while FAIL exists. */
+/**
+ * A tsc that writes the entry of the project it is given (the server's, which npm start runs, or the client
+ * package's), counts its runs of the server's project in tsc-runs, and fails while FAIL exists.
+ */
 const FAKE_TSC = `const fs = require('node:fs');
 const path = require('node:path');
 const root = process.cwd();
+const project = process.argv[process.argv.indexOf('-p') + 1];
+if (fs.existsSync(path.join(root, 'FAIL'))) { fs.appendFileSync(path.join(root, 'tsc-runs'), 'x'); process.exit(2); }
+if (path.dirname(project) === path.join(root, 'packages', 'client')) {
+  fs.mkdirSync(path.join(root, 'packages/client/dist'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'packages/client/dist/index.js'), '');
+  process.exit(0);
+}
 fs.appendFileSync(path.join(root, 'tsc-runs'), 'x');
-if (fs.existsSync(path.join(root, 'FAIL'))) process.exit(2);
 fs.mkdirSync(path.join(root, 'dist/src/cli'), { recursive: true });
 fs.writeFileSync(path.join(root, 'dist/src/cli/main.js'), '');
 `;
@@ -46,6 +55,11 @@ describe('scripts/build.mjs --if-stale', () => {
     }
     writeFileSync(join(dir, 'package.json'), '{"name":"fake","type":"module"}');
     writeFileSync(join(dir, 'tsconfig.json'), '{}');
+    // The client package, built first (its own tsconfig).
+    mkdirSync(join(dir, 'packages/client/src'), { recursive: true });
+    writeFileSync(join(dir, 'packages/client/tsconfig.json'), '{}');
+    writeFileSync(join(dir, 'packages/client/package.json'), '{"name":"canon-client"}');
+    writeFileSync(join(dir, 'packages/client/src/index.ts'), 'export {};\n');
     mkdirSync(join(dir, 'src/cli'), { recursive: true });
     mkdirSync(join(dir, 'test'));
     writeFileSync(source('a.ts'), 'export const a = 1;\n');
@@ -66,6 +80,11 @@ describe('scripts/build.mjs --if-stale', () => {
   it('builds again after a source is edited, added, deleted or renamed, or restored with an older time', () => {
     writeFileSync(source('a.ts'), 'export const a = 2;\n');
     assert.equal(start('--if-stale').built, true, 'edited');
+    assert.equal(start('--if-stale').built, false);
+
+    writeFileSync(join(dir, 'packages/client/src/index.ts'), 'export const x = 1;\n');
+    assert.equal(start('--if-stale').built, true, 'a client source edited');
+    assert.ok(existsSync(join(dir, 'packages/client/dist/index.js')), 'the client is built too');
     assert.equal(start('--if-stale').built, false);
 
     writeFileSync(join(dir, 'test/b.test.ts'), 'export {};\n');

@@ -1,0 +1,100 @@
+// The resolvers of the root fields: `product(id:)`, `products(…)`, and the mutations `createX`, `updateX`, `deleteX` and each action, all through the services REST calls.
+import type { GraphQLFieldResolver } from 'graphql';
+import { AppError } from '../errors/app-error.js';
+import { UUID_PATTERN } from '../lib/uuid.js';
+import type { CompiledResource } from '../model/compile.js';
+import type { FieldDef } from '../model/types.js';
+import type { ActionResult, Within } from '../services/resource-service.js';
+import { pageConnection, type ConnectionSource } from './connections.js';
+import type { Context } from './context.js';
+import { planOf, type ListArgs } from './list-args.js';
+import { fieldName } from './names.js';
+import type { ObjectSource } from './object-types.js';
+
+type Args = Record<string, unknown>;
+type Root = GraphQLFieldResolver<unknown, Context, Args, Promise<unknown>>;
+
+function label(r: CompiledResource): string {
+  return r.singular.replace(/_/g, ' ');
+}
+
+/** An id argument as REST takes a path id: a UUID in either case (400 otherwise), stored lowercase. */
+function idOf(args: Args): string {
+  const id = String(args.id);
+  if (!UUID_PATTERN.test(id)) throw new AppError('BAD_REQUEST', 'The id is not a UUID.', { details: [{ field: 'id', message: 'must be a UUID', value: id }] });
+  return id.toLowerCase();
+}
+
+/** An input object in the model's names: `fullName` → `full_name`; values as they are (money parts and JSON share their names). */
+function inModelNames(fields: Record<string, FieldDef>, input: unknown): Record<string, unknown> {
+  const byName = new Map(Object.keys(fields).map((name) => [fieldName(name), name]));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries((input ?? {}) as Record<string, unknown>)) out[byName.get(key) ?? key] = value;
+  return out;
+}
+
+/** `product(id:)`: a GET by id; another's object, or none, is NOT_FOUND (existence never leaks). */
+export function readOne(r: CompiledResource): Root {
+  return async (_root, args, c) => {
+    const found = await c.loaders.object(r.name).load(idOf(args));
+    if (!found) throw new AppError('NOT_FOUND', `No such ${label(r)}.`);
+    return found;
+  };
+}
+
+/** `products(first:, after:, filter:, sort:, q:)`: a cursor page of what the caller may see, as REST's list reads it. */
+export function readMany(r: CompiledResource): GraphQLFieldResolver<unknown, Context, ListArgs, Promise<ConnectionSource>> {
+  return async (_root, args, c) => {
+    const plan = planOf(r, args, c.deps.secret, `graphql:${r.name}`);
+    const page = await c.deps.pages.page(c.ctx, r.name, plan, undefined, c.reader);
+    return pageConnection(
+      c.deps.pages,
+      page,
+      async () => (await c.deps.pages.page(c.ctx, r.name, { ...plan, page: { style: 'offset', limit: 1, offset: 0 } }, undefined, c.reader)).total ?? 0,
+    );
+  };
+}
+
+/**
+ * Runs a change: under the request's Idempotency-Key when it has one (src/graphql/keyed.ts), or, while the keyed
+ * response is rendered inside the change's transaction, answers with the result already made.
+ */
+async function change<T>(c: Context, run: (within?: Within<T>) => Promise<T>): Promise<T | null> {
+  if (c.precomputed !== undefined) return c.precomputed as T;
+  if (c.keyed) return c.keyed.run(run);
+  return run();
+}
+
+export function create(r: CompiledResource): Root {
+  return (_root, args, c) => change(c, (within) => c.deps.services.create(c.ctx, r.name, inModelNames(r.fields, args.input), undefined, within));
+}
+
+/** A JSON Merge Patch (RFC 7396) of the fields given: left out stays, null removes, as REST's PATCH. */
+export function update(r: CompiledResource): Root {
+  return (_root, args, c) => {
+    const id = idOf(args);
+    return change(c, (within) => c.deps.services.update(c.ctx, r.name, id, 'patch', inModelNames(r.fields, args.input), undefined, within));
+  };
+}
+
+/** Answers with the deleted object's id. */
+export function remove(r: CompiledResource): Root {
+  return (_root, args, c) => {
+    const id = idOf(args);
+    return change<string>(c, async (within) => {
+      await c.deps.services.remove(c.ctx, r.name, id, undefined, within);
+      return id;
+    });
+  };
+}
+
+/** `cancelOrder(id:)` answers with the object; an asynchronous action (`payOrder`) with REST's 202 body, `{status: processing}`. */
+export function runAction(r: CompiledResource, action: string): Root {
+  const input = r.def.actions?.[action]?.input ?? {};
+  return async (_root, args, c) => {
+    const id = idOf(args);
+    const result = await change<ActionResult>(c, (within) => c.deps.services.runAction(c.ctx, r.name, id, action, within, inModelNames(input, args.input)));
+    if (result === null) return null;
+    return result.operation ? { status: 'processing' } : (result satisfies ObjectSource);
+  };
+}

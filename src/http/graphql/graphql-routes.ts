@@ -1,0 +1,110 @@
+// The GraphQL endpoint over HTTP (GraphQL over HTTP draft, DESIGN §7): `GET /graphql` and `POST /graphql` mapped to the engine (src/graphql/engine.ts), its answer rendered.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
+import { AppError, isAppError } from '../../errors/app-error.js';
+import type { ResponseMedia } from '../../graphql/engine.js';
+import { formatRequestError } from '../../graphql/errors.js';
+import { paramsFromBody, paramsFromQuery } from '../../graphql/request.js';
+import { rateHeaders, rateLimited } from '../../limits/rate-limiter.js';
+import { authHook, csrfHook } from '../transport/auth-hooks.js';
+import type { HttpDeps } from '../deps.js';
+import { factHeaders } from '../rendering/error-facts.js';
+import { loggableUrl } from '../transport/loggable-url.js';
+import type { RouteSpec } from '../routes/operation-routes.js';
+
+/** The media types in the order ties are broken: any type, or no Accept, gets application/json, the legacy default (§6.4). */
+const BY_PREFERENCE = ['application/json', 'application/graphql-response+json'];
+
+/** The response's media type for an Accept header, or undefined when it allows neither (406). */
+export function graphqlMediaOf(accept: string | undefined): ResponseMedia | undefined {
+  if (accept === undefined || accept === '') return 'application/json';
+  return new Negotiator({ headers: { accept } }).mediaType(BY_PREFERENCE) as ResponseMedia | undefined;
+}
+
+/** Whether the Accept header allows a GraphQL response (the app's 406 check asks before routing). */
+export function acceptsGraphql(accept: string | undefined): boolean {
+  return graphqlMediaOf(accept) !== undefined;
+}
+
+/**
+ * The Idempotency-Key, sent once (as REST reads it, src/http/idempotent.ts): a repeated header would be joined into
+ * a third key by Node, so a repeat is 400.
+ */
+function idempotencyKeyOf(request: FastifyRequest): string | undefined {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  const raw = request.raw.rawHeaders;
+  let seen = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'idempotency-key') seen++;
+  if (seen > 1 || Array.isArray(value)) {
+    throw new AppError('BAD_REQUEST', 'Send one Idempotency-Key header, not several.', { details: [{ field: 'Idempotency-Key', message: 'must be sent once' }] });
+  }
+  return value;
+}
+
+/**
+ * A refusal before the operation is looked at (credentials, CSRF, the per-request rate limit). Under
+ * application/graphql-response+json it is GraphQL's `{errors}` with the refusal's status (§6.4.2: a response
+ * without data is 4xx), so a GraphQL client reads `extensions.code` (UNAUTHENTICATED); under application/json
+ * the uniform error body, as every endpoint answers it.
+ */
+function refuse(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  if (!isAppError(err) || graphqlMediaOf(request.headers.accept) !== 'application/graphql-response+json') throw err;
+  const body = JSON.stringify({ errors: [formatRequestError({ error: err })] });
+  return reply
+    .code(err.status)
+    .headers({ ...factHeaders(err.facts, deps.cookieNames), ...err.headers, 'cache-control': 'no-store' })
+    .type('application/graphql-response+json; charset=utf-8')
+    .send(body);
+}
+
+/** The handlers of `graphql.query` (GET) and `graphql.execute` (POST) (src/catalog/graphql-operations.ts). */
+export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
+  const auth = authHook(deps);
+  const csrf = csrfHook(deps);
+  const onRequest: RouteSpec['onRequest'] = async (request, reply) => {
+    try {
+      await auth(request, reply);
+    } catch (err) {
+      return refuse(deps, request, reply, err);
+    }
+  };
+  const preHandler: RouteSpec['preHandler'] = async (request, reply) => {
+    try {
+      await csrf(request);
+    } catch (err) {
+      return refuse(deps, request, reply, err);
+    }
+  };
+  const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    const post = request.method === 'POST';
+    // GraphQL over HTTP §5.1: POST bodies are JSON; a form could be posted by any page of another site.
+    if (post && request.bodyFormat === 'form') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a GraphQL request as application/json.');
+    const params = post ? paramsFromBody(request.body) : paramsFromQuery(request.query as Record<string, string | string[] | undefined>);
+    const media = graphqlMediaOf(request.headers.accept) ?? 'application/json';
+    const principal = request.principal!;
+    const response = await deps.graphql.handle({
+      method: post ? 'POST' : 'GET',
+      params,
+      principal,
+      media,
+      idempotencyKey: post ? idempotencyKeyOf(request) : undefined,
+      charge: async (units) => {
+        if (!deps.limiter.limits.enabled) return;
+        const verdict = await deps.limiter.forPrincipal(principal, units);
+        reply.headers(rateHeaders(verdict.shown));
+        if (verdict.refused) throw rateLimited(verdict);
+      },
+      internal: (cause) => deps.log.error({ err: cause, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error'),
+    });
+    reply.code(response.status).headers(factHeaders(response.facts, deps.cookieNames));
+    // Answers of one caller: a query by GET may be kept by its browser, but asked again (RFC 9111 §5.2.2); a POST's never.
+    reply.header('cache-control', post ? 'no-store' : 'private, no-cache');
+    if (response.replayed) reply.header('idempotent-replayed', 'true');
+    return reply.type(`${media}; charset=utf-8`).send(response.body);
+  };
+  return {
+    'graphql.query': { onRequest, handler },
+    'graphql.execute': { onRequest, preHandler, handler },
+  };
+}

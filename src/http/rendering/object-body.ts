@@ -1,0 +1,87 @@
+// One object's representation as sent: validators and the JSON text, rendered once per immutable record and view.
+import type { CompiledResource } from '../../model/compile.js';
+import type { ApiVersion } from '../../model/versions.js';
+import type { Loaded } from '../../services/access.js';
+import type { StoredRecord } from '../../store/types.js';
+import type { Principal } from '../../model/principal.js';
+import type { ResourceService } from '../../services/resource-service.js';
+import { etagOf, lastModifiedOf, notModified } from './conditional.js';
+import { itemText } from './item-text.js';
+import { represent } from './render.js';
+
+export interface ObjectBody {
+  etag: string;
+  lastModified: string;
+  json: string;
+}
+
+/**
+ * Rendered bodies by record, then by ETag. The ETag already names everything a body depends on besides
+ * the record (its version, the API version, and the links this caller may follow), so equal tags on the
+ * same record object mean equal text. Only frozen records (the store's read cache hands those out) are
+ * memoised: they cannot change, and they are dropped with the record when the cache lets it go.
+ */
+const rendered = new WeakMap<StoredRecord, Map<string, string>>();
+
+export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
+  const etag = etagOf(loaded.record, loaded.access, version.name);
+  return { etag, lastModified: lastModifiedOf(loaded.record), json: itemJson(version, r, loaded, etag, undefined) };
+}
+
+/**
+ * An object as JSON under its ETag: the text of its own GET, or with `fields` of a sparse list item. List pages
+ * use the same memo, so a page of records already read (the store shares list rows until its data changes) is
+ * joined from strings rendered once.
+ */
+export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
+  let byTag = rendered.get(loaded.record);
+  if (byTag === undefined && Object.isFrozen(loaded.record)) {
+    byTag = new Map();
+    rendered.set(loaded.record, byTag);
+  }
+  // A sparse view is another text of the same record and tag: `fields` (already checked) is part of its key.
+  const key = fields === undefined ? etag : `${etag} ${fields.join(',')}`;
+  let json = byTag?.get(key);
+  if (json === undefined) {
+    json = itemText(version, r, loaded, fields) ?? JSON.stringify(represent(version, r, loaded, fields));
+    // Bounded: a record has few tags (callers' links), but a client could ask for many field sets, and the
+    // caches keep up to 20,000 records: 8 texts each bounds what a client can make this hold.
+    if (byTag !== undefined && byTag.size < 8) byTag.set(key, json);
+  }
+  return json;
+}
+
+/** What a GET of one object answers: its body and validators, and whether the client's copy is current (304). */
+export interface ObjectRead extends ObjectBody {
+  notModified: boolean;
+}
+
+/** A GET of one object: what it names, who asks, and its conditional headers. */
+export interface ObjectRequest {
+  version: ApiVersion;
+  resource: CompiledResource;
+  principal: Principal;
+  id: string;
+  ifNoneMatch: string | undefined;
+  ifModifiedSince: string | undefined;
+}
+
+/**
+ * The one GET-by-id implementation, shared by the Fastify route and the lean read path
+ * (src/http/transport/fast-reads.ts): load what the principal may see, render it once, and apply
+ * If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
+ */
+export async function readObject(services: ResourceService, q: ObjectRequest): Promise<ObjectRead> {
+  return objectRead(q, await services.get({ principal: q.principal, format: 'json' }, q.resource.name, q.id));
+}
+
+/** `readObject` answered at once when the services can load the object without waiting (ResourceService.getNow); undefined otherwise. */
+export function readObjectNow(services: ResourceService, q: ObjectRequest): ObjectRead | undefined {
+  const loaded = services.getNow({ principal: q.principal, format: 'json' }, q.resource.name, q.id);
+  return loaded && objectRead(q, loaded);
+}
+
+function objectRead(q: ObjectRequest, loaded: Loaded): ObjectRead {
+  const body = objectBody(q.version, q.resource, loaded);
+  return { etag: body.etag, lastModified: body.lastModified, json: body.json, notModified: notModified(q.ifNoneMatch, q.ifModifiedSince, body.etag, loaded.record) };
+}
