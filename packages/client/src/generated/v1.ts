@@ -241,6 +241,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/graphql': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A GraphQL query
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. GET runs queries only: a mutation is 405 and runs nothing.
+     */
+    get: operations['graphql.query'];
+    put?: never;
+    /**
+     * A GraphQL operation
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. A request carrying one mutation may send an Idempotency-Key.
+     */
+    post: operations['graphql.execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/users': {
     parameters: {
       query?: never;
@@ -1474,6 +1498,10 @@ export interface components {
          *     - `INVALID_JSON` (400): The body is not valid JSON, is empty, nests too deeply or carries a forbidden key (`__proto__`, `constructor`).
          *     - `INVALID_QUERY` (400): A query parameter is unknown, not allowed on this resource, or malformed; `details` names each.
          *     - `INVALID_PARAMETER` (400): A parameter names something that does not exist or no longer does: `after` on `/events` with an unknown event id, or one past the retention period.
+         *     - `GRAPHQL_PARSE_FAILED` (400): A GraphQL document that does not parse; `locations` says where (GraphQL over HTTP: 400 under `application/graphql-response+json`, 200 under `application/json`).
+         *     - `GRAPHQL_VALIDATION_FAILED` (400): A GraphQL document that is not valid against the schema (an unknown field or argument, a wrong type, introspection where it is off), or variables that do not fit it; one error per problem. Nothing ran.
+         *     - `QUERY_TOO_COMPLEX` (400): A GraphQL operation deeper or costlier than the limits (`CANON_GRAPHQL_MAX_DEPTH`, `CANON_GRAPHQL_MAX_COST`); `details` gives the measure and the limit. Nothing ran.
+         *     - `PERSISTED_QUERY_NOT_FOUND` (400): A persisted query’s `sha256Hash` names no query this server registered (`CANON_GRAPHQL_PERSISTED_QUERIES`); send the query itself.
          *     - `UNSUPPORTED_VERSION` (400): The request names an API version this server does not serve (`/v9/…`; `details` lists the versions it serves), or names its version more than once (`?version=1&version=2`).
          *     - `VERSION_SUNSET` (410): The API version named has passed its sunset date and is no longer served (`CANON_VERSION_SUNSET=enforce`); the `Link` header points at the migration guide.
          *     - `UNAUTHENTICATED` (401): Credentials are missing or invalid; the response carries `WWW-Authenticate`.
@@ -1507,6 +1535,10 @@ export interface components {
           | 'INVALID_JSON'
           | 'INVALID_QUERY'
           | 'INVALID_PARAMETER'
+          | 'GRAPHQL_PARSE_FAILED'
+          | 'GRAPHQL_VALIDATION_FAILED'
+          | 'QUERY_TOO_COMPLEX'
+          | 'PERSISTED_QUERY_NOT_FOUND'
           | 'UNSUPPORTED_VERSION'
           | 'VERSION_SUNSET'
           | 'UNAUTHENTICATED'
@@ -2784,6 +2816,543 @@ export interface components {
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
         'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
         'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Unauthorized: one of this operation’s `x-canon-error-codes` for 401. */
+    Error401_2: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Method Not Allowed: one of this operation’s `x-canon-error-codes` for 405. */
+    Error405: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Allow: components['headers']['Allow'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Not Acceptable: one of this operation’s `x-canon-error-codes` for 406. */
+    Error406_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Request Timeout: one of this operation’s `x-canon-error-codes` for 408. */
+    Error408_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description URI Too Long: one of this operation’s `x-canon-error-codes` for 414. */
+    Error414_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Too Many Requests: one of this operation’s `x-canon-error-codes` for 429. */
+    Error429_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'Retry-After': components['headers']['Retry-After'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Request Header Fields Too Large: one of this operation’s `x-canon-error-codes` for 431. */
+    Error431_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Internal Server Error: one of this operation’s `x-canon-error-codes` for 500. */
+    Error500_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Service Unavailable: one of this operation’s `x-canon-error-codes` for 503. */
+    Error503_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'Retry-After': components['headers']['Retry-After-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Forbidden: one of this operation’s `x-canon-error-codes` for 403. */
+    Error403_2: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
+    Error413_2: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Unsupported Media Type: one of this operation’s `x-canon-error-codes` for 415. */
+    Error415_2: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Expectation Failed: one of this operation’s `x-canon-error-codes` for 417. */
+    Error417: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Bad Request: one of this operation’s `x-canon-error-codes` for 400. */
+    Error400_4: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
         Deprecation: components['headers']['Deprecation'];
         Sunset: components['headers']['Sunset'];
         Link: components['headers']['Link'];
@@ -2795,7 +3364,7 @@ export interface components {
       };
     };
     /** @description Unauthorized: one of this operation’s `x-canon-error-codes` for 401. */
-    Error401_2: {
+    Error401_3: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2813,7 +3382,7 @@ export interface components {
       };
     };
     /** @description Forbidden: one of this operation’s `x-canon-error-codes` for 403. */
-    Error403_2: {
+    Error403_3: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2831,7 +3400,7 @@ export interface components {
       };
     };
     /** @description Not Acceptable: one of this operation’s `x-canon-error-codes` for 406. */
-    Error406_3: {
+    Error406_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2848,7 +3417,7 @@ export interface components {
       };
     };
     /** @description Request Timeout: one of this operation’s `x-canon-error-codes` for 408. */
-    Error408_3: {
+    Error408_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2865,7 +3434,7 @@ export interface components {
       };
     };
     /** @description URI Too Long: one of this operation’s `x-canon-error-codes` for 414. */
-    Error414_3: {
+    Error414_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2882,7 +3451,7 @@ export interface components {
       };
     };
     /** @description Too Many Requests: one of this operation’s `x-canon-error-codes` for 429. */
-    Error429_3: {
+    Error429_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2900,7 +3469,7 @@ export interface components {
       };
     };
     /** @description Request Header Fields Too Large: one of this operation’s `x-canon-error-codes` for 431. */
-    Error431_3: {
+    Error431_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2917,7 +3486,7 @@ export interface components {
       };
     };
     /** @description Internal Server Error: one of this operation’s `x-canon-error-codes` for 500. */
-    Error500_3: {
+    Error500_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2934,7 +3503,7 @@ export interface components {
       };
     };
     /** @description Service Unavailable: one of this operation’s `x-canon-error-codes` for 503. */
-    Error503_3: {
+    Error503_4: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2969,7 +3538,7 @@ export interface components {
       };
     };
     /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
-    Error413_2: {
+    Error413_3: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -2986,7 +3555,7 @@ export interface components {
       };
     };
     /** @description Unsupported Media Type: one of this operation’s `x-canon-error-codes` for 415. */
-    Error415_2: {
+    Error415_3: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -3003,7 +3572,7 @@ export interface components {
       };
     };
     /** @description Expectation Failed: one of this operation’s `x-canon-error-codes` for 417. */
-    Error417: {
+    Error417_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -3108,6 +3677,8 @@ export interface components {
     'Vary-optional': string;
     /** @description How the response may be cached (RFC 9111 §5.2). */
     'Cache-Control-optional': string;
+    /** @description The methods the path has (RFC 9110 §10.2.1). */
+    Allow: string;
   };
   pathItems: never;
 }
@@ -3640,6 +4211,202 @@ export interface operations {
       503: components['responses']['Error503'];
     };
   };
+  'graphql.query': {
+    parameters: {
+      query: {
+        /** @description The GraphQL document. */
+        query: string;
+        /** @description Which operation of the document to run, when it has several. */
+        operationName?: string;
+        /** @description The variables, as JSON text. */
+        variables?: string;
+        /** @description Extensions as JSON text (`persistedQuery`). */
+        extensions?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/graphql-response+json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+          'application/json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+        };
+      };
+      400: components['responses']['Error400_3'];
+      401: components['responses']['Error401_2'];
+      405: components['responses']['Error405'];
+      406: components['responses']['Error406_3'];
+      408: components['responses']['Error408_3'];
+      414: components['responses']['Error414_3'];
+      429: components['responses']['Error429_3'];
+      431: components['responses']['Error431_3'];
+      500: components['responses']['Error500_3'];
+      503: components['responses']['Error503_3'];
+    };
+  };
+  'graphql.execute': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description For a request carrying one mutation: a repeat gets the first response again. */
+        'Idempotency-Key'?: string;
+        /** @description The session’s CSRF token: required when the request is authenticated by the session cookie. */
+        'X-CSRF-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @description The GraphQL document. */
+          query?: string;
+          /** @description Which operation of the document to run, when it has several. */
+          operationName?: string;
+          variables?: Record<string, unknown> | null;
+          /** @description Apollo’s `persistedQuery: {version: 1, sha256Hash}` names a registered query. */
+          extensions?: Record<string, unknown> | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed-optional'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/graphql-response+json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+          'application/json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+        };
+      };
+      400: components['responses']['Error400_3'];
+      401: components['responses']['Error401_2'];
+      403: components['responses']['Error403_2'];
+      406: components['responses']['Error406_3'];
+      408: components['responses']['Error408_3'];
+      413: components['responses']['Error413_2'];
+      414: components['responses']['Error414_3'];
+      415: components['responses']['Error415_2'];
+      417: components['responses']['Error417'];
+      429: components['responses']['Error429_3'];
+      431: components['responses']['Error431_3'];
+      500: components['responses']['Error500_3'];
+      503: components['responses']['Error503_3'];
+    };
+  };
   'v1.users.list': {
     parameters: {
       query?: {
@@ -3752,16 +4519,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.create': {
@@ -3826,21 +4593,21 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.read': {
@@ -3894,17 +4661,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.replace': {
@@ -3968,23 +4735,23 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.delete': {
@@ -4019,19 +4786,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.update': {
@@ -4105,23 +4872,23 @@ export interface operations {
           'application/json': components['schemas']['User'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.orders.list': {
@@ -4254,17 +5021,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.users.orders.create': {
@@ -4331,22 +5098,22 @@ export interface operations {
           'application/json': components['schemas']['Order'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.products.list': {
@@ -4471,16 +5238,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.products.create': {
@@ -4549,21 +5316,21 @@ export interface operations {
           'application/json': components['schemas']['Product'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.products.read': {
@@ -4617,17 +5384,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.products.replace': {
@@ -4697,23 +5464,23 @@ export interface operations {
           'application/json': components['schemas']['Product'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.products.delete': {
@@ -4748,19 +5515,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.products.update': {
@@ -4843,23 +5610,23 @@ export interface operations {
           'application/json': components['schemas']['Product'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.list': {
@@ -4990,16 +5757,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.create': {
@@ -5064,21 +5831,21 @@ export interface operations {
           'application/json': components['schemas']['Order'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.read': {
@@ -5132,17 +5899,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.replace': {
@@ -5200,23 +5967,23 @@ export interface operations {
           'application/json': components['schemas']['Order'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.delete': {
@@ -5251,19 +6018,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.update': {
@@ -5328,23 +6095,23 @@ export interface operations {
           'application/json': components['schemas']['Order'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.cancel': {
@@ -5389,22 +6156,22 @@ export interface operations {
           'application/json': components['schemas']['Order'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.payment.status': {
@@ -5446,17 +6213,17 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.payment': {
@@ -5505,22 +6272,22 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.tracking': {
@@ -5554,17 +6321,17 @@ export interface operations {
           };
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.order-items.list': {
@@ -5681,17 +6448,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.orders.order-items.create': {
@@ -5750,22 +6517,22 @@ export interface operations {
           'application/json': components['schemas']['OrderItem'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.order-items.list': {
@@ -5880,16 +6647,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.order-items.create': {
@@ -5946,21 +6713,21 @@ export interface operations {
           'application/json': components['schemas']['OrderItem'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.order-items.read': {
@@ -6014,17 +6781,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.order-items.replace': {
@@ -6074,23 +6841,23 @@ export interface operations {
           'application/json': components['schemas']['OrderItem'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.order-items.delete': {
@@ -6125,19 +6892,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.order-items.update': {
@@ -6190,23 +6957,23 @@ export interface operations {
           'application/json': components['schemas']['OrderItem'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.reviews.list': {
@@ -6331,16 +7098,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.reviews.create': {
@@ -6397,21 +7164,21 @@ export interface operations {
           'application/json': components['schemas']['Review'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.reviews.read': {
@@ -6465,17 +7232,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.reviews.replace': {
@@ -6529,23 +7296,23 @@ export interface operations {
           'application/json': components['schemas']['Review'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.reviews.delete': {
@@ -6580,19 +7347,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.reviews.update': {
@@ -6651,23 +7418,23 @@ export interface operations {
           'application/json': components['schemas']['Review'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.api-keys.list': {
@@ -6774,16 +7541,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.api-keys.create': {
@@ -6850,21 +7617,21 @@ export interface operations {
           'application/json': components['schemas']['ApiKey'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.api-keys.read': {
@@ -6918,17 +7685,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.api-keys.replace': {
@@ -6986,23 +7753,23 @@ export interface operations {
           'application/json': components['schemas']['ApiKey'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.api-keys.delete': {
@@ -7037,19 +7804,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.api-keys.update': {
@@ -7114,23 +7881,23 @@ export interface operations {
           'application/json': components['schemas']['ApiKey'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.oauth-clients.list': {
@@ -7245,16 +8012,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.oauth-clients.create': {
@@ -7319,21 +8086,21 @@ export interface operations {
           'application/json': components['schemas']['OauthClient'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.oauth-clients.read': {
@@ -7387,17 +8154,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.oauth-clients.replace': {
@@ -7463,23 +8230,23 @@ export interface operations {
           'application/json': components['schemas']['OauthClient'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.oauth-clients.delete': {
@@ -7514,19 +8281,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.oauth-clients.update': {
@@ -7603,23 +8370,23 @@ export interface operations {
           'application/json': components['schemas']['OauthClient'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.list': {
@@ -7734,16 +8501,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.create': {
@@ -7838,21 +8605,21 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.read': {
@@ -7906,17 +8673,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.replace': {
@@ -7998,23 +8765,23 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.delete': {
@@ -8049,19 +8816,19 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.update': {
@@ -8162,23 +8929,23 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
       412: components['responses']['Error412'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.rotate-secret': {
@@ -8223,22 +8990,22 @@ export interface operations {
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-endpoints.webhook-deliveries.list': {
@@ -8379,17 +9146,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-deliveries.list': {
@@ -8528,16 +9295,16 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-deliveries.read': {
@@ -8591,17 +9358,17 @@ export interface operations {
         };
         content?: never;
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
-      414: components['responses']['Error414_3'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
+      414: components['responses']['Error414_4'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'v1.webhook-deliveries.retry': {
@@ -8647,22 +9414,22 @@ export interface operations {
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      400: components['responses']['Error400_3'];
-      401: components['responses']['Error401_2'];
-      403: components['responses']['Error403_2'];
+      400: components['responses']['Error400_4'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
       404: components['responses']['Error404_2'];
-      406: components['responses']['Error406_3'];
-      408: components['responses']['Error408_3'];
+      406: components['responses']['Error406_4'];
+      408: components['responses']['Error408_4'];
       409: components['responses']['Error409'];
-      413: components['responses']['Error413_2'];
-      414: components['responses']['Error414_3'];
-      415: components['responses']['Error415_2'];
-      417: components['responses']['Error417'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_4'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_2'];
       422: components['responses']['Error422'];
-      429: components['responses']['Error429_3'];
-      431: components['responses']['Error431_3'];
-      500: components['responses']['Error500_3'];
-      503: components['responses']['Error503_3'];
+      429: components['responses']['Error429_4'];
+      431: components['responses']['Error431_4'];
+      500: components['responses']['Error500_4'];
+      503: components['responses']['Error503_4'];
     };
   };
   'webhook.user.created': {

@@ -305,6 +305,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/graphql': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A GraphQL query
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. GET runs queries only: a mutation is 405 and runs nothing.
+     */
+    get: operations['graphql.query'];
+    put?: never;
+    /**
+     * A GraphQL operation
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. A request carrying one mutation may send an Idempotency-Key.
+     */
+    post: operations['graphql.execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v2/users': {
     parameters: {
       query?: never;
@@ -1477,6 +1501,10 @@ export interface components {
          *     - `INVALID_JSON` (400): The body is not valid JSON, is empty, nests too deeply or carries a forbidden key (`__proto__`, `constructor`).
          *     - `INVALID_QUERY` (400): A query parameter is unknown, not allowed on this resource, or malformed; `details` names each.
          *     - `INVALID_PARAMETER` (400): A parameter names something that does not exist or no longer does: `after` on `/events` with an unknown event id, or one past the retention period.
+         *     - `GRAPHQL_PARSE_FAILED` (400): A GraphQL document that does not parse; `locations` says where (GraphQL over HTTP: 400 under `application/graphql-response+json`, 200 under `application/json`).
+         *     - `GRAPHQL_VALIDATION_FAILED` (400): A GraphQL document that is not valid against the schema (an unknown field or argument, a wrong type, introspection where it is off), or variables that do not fit it; one error per problem. Nothing ran.
+         *     - `QUERY_TOO_COMPLEX` (400): A GraphQL operation deeper or costlier than the limits (`CANON_GRAPHQL_MAX_DEPTH`, `CANON_GRAPHQL_MAX_COST`); `details` gives the measure and the limit. Nothing ran.
+         *     - `PERSISTED_QUERY_NOT_FOUND` (400): A persisted query’s `sha256Hash` names no query this server registered (`CANON_GRAPHQL_PERSISTED_QUERIES`); send the query itself.
          *     - `UNSUPPORTED_VERSION` (400): The request names an API version this server does not serve (`/v9/…`; `details` lists the versions it serves), or names its version more than once (`?version=1&version=2`).
          *     - `VERSION_SUNSET` (410): The API version named has passed its sunset date and is no longer served (`CANON_VERSION_SUNSET=enforce`); the `Link` header points at the migration guide.
          *     - `UNAUTHENTICATED` (401): Credentials are missing or invalid; the response carries `WWW-Authenticate`.
@@ -1510,6 +1538,10 @@ export interface components {
           | 'INVALID_JSON'
           | 'INVALID_QUERY'
           | 'INVALID_PARAMETER'
+          | 'GRAPHQL_PARSE_FAILED'
+          | 'GRAPHQL_VALIDATION_FAILED'
+          | 'QUERY_TOO_COMPLEX'
+          | 'PERSISTED_QUERY_NOT_FOUND'
           | 'UNSUPPORTED_VERSION'
           | 'VERSION_SUNSET'
           | 'UNAUTHENTICATED'
@@ -2918,6 +2950,543 @@ export interface components {
         'application/json': components['schemas']['Error'];
       };
     };
+    /** @description Bad Request: one of this operation’s `x-canon-error-codes` for 400. */
+    Error400_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Unauthorized: one of this operation’s `x-canon-error-codes` for 401. */
+    Error401_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Method Not Allowed: one of this operation’s `x-canon-error-codes` for 405. */
+    Error405: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Allow: components['headers']['Allow'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Not Acceptable: one of this operation’s `x-canon-error-codes` for 406. */
+    Error406_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Request Timeout: one of this operation’s `x-canon-error-codes` for 408. */
+    Error408_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description URI Too Long: one of this operation’s `x-canon-error-codes` for 414. */
+    Error414_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Too Many Requests: one of this operation’s `x-canon-error-codes` for 429. */
+    Error429_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'Retry-After': components['headers']['Retry-After'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Request Header Fields Too Large: one of this operation’s `x-canon-error-codes` for 431. */
+    Error431_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Internal Server Error: one of this operation’s `x-canon-error-codes` for 500. */
+    Error500_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Service Unavailable: one of this operation’s `x-canon-error-codes` for 503. */
+    Error503_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'Retry-After': components['headers']['Retry-After-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Forbidden: one of this operation’s `x-canon-error-codes` for 403. */
+    Error403_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
+    Error413_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Unsupported Media Type: one of this operation’s `x-canon-error-codes` for 415. */
+    Error415_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Expectation Failed: one of this operation’s `x-canon-error-codes` for 417. */
+    Error417_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
     Error409: {
       headers: {
@@ -2980,6 +3549,8 @@ export interface components {
     'Vary-optional': string;
     /** @description How the response may be cached (RFC 9111 §5.2). */
     'Cache-Control-optional': string;
+    /** @description The methods the path has (RFC 9110 §10.2.1). */
+    Allow: string;
   };
   pathItems: never;
 }
@@ -3710,6 +4281,202 @@ export interface operations {
       431: components['responses']['Error431'];
       500: components['responses']['Error500'];
       503: components['responses']['Error503'];
+    };
+  };
+  'graphql.query': {
+    parameters: {
+      query: {
+        /** @description The GraphQL document. */
+        query: string;
+        /** @description Which operation of the document to run, when it has several. */
+        operationName?: string;
+        /** @description The variables, as JSON text. */
+        variables?: string;
+        /** @description Extensions as JSON text (`persistedQuery`). */
+        extensions?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/graphql-response+json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+          'application/json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+        };
+      };
+      400: components['responses']['Error400_3'];
+      401: components['responses']['Error401_3'];
+      405: components['responses']['Error405'];
+      406: components['responses']['Error406_3'];
+      408: components['responses']['Error408_3'];
+      414: components['responses']['Error414_3'];
+      429: components['responses']['Error429_3'];
+      431: components['responses']['Error431_3'];
+      500: components['responses']['Error500_3'];
+      503: components['responses']['Error503_3'];
+    };
+  };
+  'graphql.execute': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description For a request carrying one mutation: a repeat gets the first response again. */
+        'Idempotency-Key'?: string;
+        /** @description The session’s CSRF token: required when the request is authenticated by the session cookie. */
+        'X-CSRF-Token'?: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          /** @description The GraphQL document. */
+          query?: string;
+          /** @description Which operation of the document to run, when it has several. */
+          operationName?: string;
+          variables?: Record<string, unknown> | null;
+          /** @description Apollo’s `persistedQuery: {version: 1, sha256Hash}` names a registered query. */
+          extensions?: Record<string, unknown> | null;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed-optional'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/graphql-response+json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+          'application/json':
+            | {
+                /** @description The result; absent when the request ran nothing (it was refused). */
+                data?: Record<string, unknown> | null;
+                errors?: {
+                  message: string;
+                  locations?: {
+                    line: number;
+                    column: number;
+                  }[];
+                  path?: (string | number)[];
+                  extensions: {
+                    /** @description A code of the error catalog (docs/errors.md). */
+                    code: string;
+                    details?: {
+                      field: string;
+                      message: string;
+                      value?: unknown;
+                    }[];
+                  };
+                }[];
+              }
+            | unknown
+            | unknown;
+        };
+      };
+      400: components['responses']['Error400_3'];
+      401: components['responses']['Error401_3'];
+      403: components['responses']['Error403_3'];
+      406: components['responses']['Error406_3'];
+      408: components['responses']['Error408_3'];
+      413: components['responses']['Error413_3'];
+      414: components['responses']['Error414_3'];
+      415: components['responses']['Error415_3'];
+      417: components['responses']['Error417_3'];
+      429: components['responses']['Error429_3'];
+      431: components['responses']['Error431_3'];
+      500: components['responses']['Error500_3'];
+      503: components['responses']['Error503_3'];
     };
   };
   'v2.users.list': {
