@@ -1,10 +1,10 @@
 // canon-client as shipped (issue 28.1, 28.2): the generated types match the committed documents (drift check), `npm pack` carries what it should and nothing else, and a browser bundle of it imports no Node built-in.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import * as esbuild from 'esbuild';
@@ -101,6 +101,33 @@ describe('canon-client package', () => {
     }
     assert.ok(checked > 40, `only ${checked} imports found: the pattern no longer reads tsc's output`);
     console.log(`npm pack: ${files.size} files, ${pack!.size} bytes packed, ${pack!.unpackedSize} unpacked`);
+  });
+
+  it('Node resolves canon-client to its "node" entry, which verifies webhooks with node:crypto and exports what the portable entry does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'canon-client-node-'));
+    try {
+      mkdirSync(join(dir, 'node_modules'));
+      symlinkSync(resolve(CLIENT), join(dir, 'node_modules/canon-client'), 'dir');
+      writeFileSync(
+        join(dir, 'probe.mjs'),
+        [
+          "const url = import.meta.resolve('canon-client');",
+          "const entry = await import('canon-client');",
+          "const portable = await import(new URL('./index.js', url).href);",
+          "const { hmac } = await import(new URL('./webhooks/hmac.js', url).href);",
+          "const { nodeHmac } = await import(new URL('./webhooks/hmac-node.js', url).href);",
+          'console.log(JSON.stringify({ url, node: hmac() === nodeHmac, exports: Object.keys(entry).sort(), portable: Object.keys(portable).sort() }));',
+        ].join('\n'),
+      );
+      const { stdout } = await run(process.execPath, ['probe.mjs'], { cwd: dir, timeout: 30_000 });
+      const probe = JSON.parse(stdout) as { url: string; node: boolean; exports: string[]; portable: string[] };
+      assert.match(probe.url, /\/packages\/client\/dist\/node\.js$/);
+      assert.equal(probe.node, true, 'the node entry installed the node:crypto HMAC');
+      assert.deepEqual(probe.exports, probe.portable);
+      for (const name of ['createClient', 'verifyWebhook', 'createWebhookHandler', 'CanonError', 'openEventStream']) assert.ok(probe.exports.includes(name), name);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('bundled for browsers (esbuild, platform browser) it imports no Node built-in; a module that does is caught', async () => {

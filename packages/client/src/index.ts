@@ -29,5 +29,24 @@ export type {
 } from './types.js';
 export type { components as V1Components, paths as V1Paths, webhooks as V1Webhooks } from './generated/v1.js';
 export type { components as V2Components, paths as V2Paths, webhooks as V2Webhooks } from './generated/v2.js';
-export { verifyWebhook, createWebhookHandler } from './webhooks/index.js';
-export type { CanonEvent } from './event.js';
+export { openEventStream } from './stream.js';
+export type { EventStreamOptions, ReconnectOptions } from './stream.js';
+export { createVerifier, createWebhookHandler, MemorySeenStore, verifyWebhook, WebhookVerificationError } from './webhooks/index.js';
+export type {
+  DeadLetter,
+  Delivery,
+  MemorySeenStoreOptions,
+  SeenStore,
+  Verify,
+  VerifyOptions,
+  VerifyWebhookInput,
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookHeaders,
+  WebhookReceipt,
+  WebhookRequest,
+  WebhookResponse,
+  WebhookSecrets,
+  WebhookVerificationReason,
+} from './webhooks/index.js';
+export type { CanonEvent, ThinCanonEvent, WebhookEvent } from './event.js';
