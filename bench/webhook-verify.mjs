@@ -67,6 +67,21 @@ const official = new Webhook(secret);
 const content = Buffer.from(`${id}.${headers['webhook-timestamp']}.${body}`, 'utf8');
 const rawKey = await webcrypto.subtle.importKey('raw', Buffer.from(secret.slice('whsec_'.length), 'base64'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
 
+/** BENCH_CONCURRENCY verifications in flight for `ms`, with `impl` as the HMAC; how many completed. */
+async function inFlight(ms, impl) {
+  useHmac(impl);
+  const end = performance.now() + ms;
+  let n = 0;
+  const lane = async () => {
+    while (performance.now() < end) {
+      await verifyWebhook({ secret, headers, body });
+      n++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+  return n;
+}
+
 /** Each mode runs for `ms` and returns how many verifications it completed. */
 const modes = {
   sequential: async (ms) => {
@@ -79,33 +94,9 @@ const modes = {
     }
     return n;
   },
-  concurrent: async (ms) => {
-    useHmac(nodeHmac);
-    const end = performance.now() + ms;
-    let n = 0;
-    const lane = async () => {
-      while (performance.now() < end) {
-        await verifyWebhook({ secret, headers, body });
-        n++;
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-    return n;
-  },
+  concurrent: (ms) => inFlight(ms, nodeHmac),
   // The portable entry's HMAC (browsers; Node when the "default" export is loaded), as many in flight.
-  'concurrent-webcrypto': async (ms) => {
-    useHmac(webCryptoHmac);
-    const end = performance.now() + ms;
-    let n = 0;
-    const lane = async () => {
-      while (performance.now() < end) {
-        await verifyWebhook({ secret, headers, body });
-        n++;
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, lane));
-    return n;
-  },
+  'concurrent-webcrypto': (ms) => inFlight(ms, webCryptoHmac),
   // The platform's floor: the bare Web Crypto HMAC of the same signed content, as many in flight, nothing else.
   'webcrypto-hmac': async (ms) => {
     const end = performance.now() + ms;
