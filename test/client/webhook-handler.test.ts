@@ -341,7 +341,7 @@ describe('createWebhookHandler over HTTP', () => {
     const seen: string[] = [];
     const webhooks = createWebhookHandler({ secret, onEvent: (event) => void seen.push(event.id) });
     const app = Fastify();
-    // The recipe of packages/client/README-receiving.md: JSON bodies kept as bytes in the plugin that holds the route.
+    // The recipe of packages/client/README.md ("Fastify"): JSON bodies kept as bytes in the plugin that holds the route.
     await app.register(async (hooks) => {
       hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
       hooks.post('/hook', async (request, reply) => {
