@@ -255,9 +255,10 @@ for (const mode of MODES) {
         // The first wait is the server's retry:, later ones grow with jitter and stay within maxDelayMs.
         const gaps = reconnects.slice(1).map((a, i) => a.at - reconnects[i]!.at);
         assert.ok(reconnects[0]!.at - cutAt >= RETRY_MS - 20, `first reconnection after ${reconnects[0]!.at - cutAt} ms`);
-        // Timers never fire early; late they may, by as long as the event loop is held (this process also runs the
-        // restarting server): the upper bound allows a second of that.
-        for (const gap of gaps) assert.ok(gap >= RETRY_MS - 20 && gap <= 1000 + 1000, `a wait of ${gap} ms (retry ${RETRY_MS}, bound 1000): ${JSON.stringify(gaps)}`);
+        // Timers never fire early; late they may, by as long as the event loop is held and a refused connection takes
+        // (this process also runs the restarting server, and CI shares two cores with other suites): the upper bound
+        // allows four seconds of that, far below the 30 s a wait could reach without the 1 s bound.
+        for (const gap of gaps) assert.ok(gap >= RETRY_MS - 20 && gap <= 1000 + 4000, `a wait of ${gap} ms (retry ${RETRY_MS}, bound 1000): ${JSON.stringify(gaps)}`);
         assert.ok(Math.max(...gaps) > 2 * RETRY_MS, `the waits grew: ${JSON.stringify(gaps)}`);
         assert.equal(follower.error, undefined);
       } finally {

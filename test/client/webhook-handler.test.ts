@@ -98,11 +98,16 @@ for (const store of STORES) {
           PATIENCE_MS,
           50,
         );
-        for (const d of deliveries)
-          assert.deepEqual(
-            (d.attempts as Json[]).map((a) => a.status_code),
-            [200],
+        // The handler answered every attempt 200. On a loaded machine an answer can come after Canon's attempt timeout
+        // (status null: no answer in time), and Canon sends the delivery again; never a refusal (401, 4xx, 5xx).
+        for (const d of deliveries) {
+          const codes = (d.attempts as Json[]).map((a) => a.status_code as number | null);
+          assert.equal(codes.at(-1), 200, JSON.stringify(codes));
+          assert.ok(
+            codes.slice(0, -1).every((c) => c === null),
+            `only timed-out attempts before the 200: ${JSON.stringify(codes)}`,
           );
+        }
       } finally {
         await rig.retire(ep);
       }
@@ -188,11 +193,16 @@ for (const store of STORES) {
           50,
         );
         assert.equal(finished.length + dead.length, 0, 'onEvent has not finished for either');
-        for (const d of deliveries)
-          assert.deepEqual(
-            (d.attempts as Json[]).map((a) => a.status_code),
-            [200],
+        // The handler answered every attempt 200. On a loaded machine an answer can come after Canon's attempt timeout
+        // (status null: no answer in time), and Canon sends the delivery again; never a refusal (401, 4xx, 5xx).
+        for (const d of deliveries) {
+          const codes = (d.attempts as Json[]).map((a) => a.status_code as number | null);
+          assert.equal(codes.at(-1), 200, JSON.stringify(codes));
+          assert.ok(
+            codes.slice(0, -1).every((c) => c === null),
+            `only timed-out attempts before the 200: ${JSON.stringify(codes)}`,
           );
+        }
         release();
         await receiver!.drain();
         assert.equal(finished.length, 1);
