@@ -23,7 +23,7 @@ import { Sessions } from '../services/sessions.js';
 import type { Commit } from '../store/types.js';
 import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
-import { persistentValue } from './data-dir.js';
+import { existingValue, keepBeside } from './data-dir.js';
 import { seedIfEmpty } from './seed.js';
 import { EventFeed } from '../services/event-feed.js';
 import { EventHub } from '../events/hub.js';
@@ -55,7 +55,11 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   if (config.adminApiKey) {
     await ensureAdminKey(services, model, config.adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString());
   } else if (!config.production) {
-    generatedAdminKey = persistentValue(core.file, '.dev-admin-key', generateApiKey);
+    // In the store's meta table, like the generated secret (core.ts): processes starting at once on one database
+    // agree on one key, and a restart prints the same one. A key an earlier build kept beside the SQLite file wins;
+    // the file is kept for `cat data/.dev-admin-key` (docs/guide.md).
+    generatedAdminKey = await store.metaValue('development_admin_key', existingValue(core.file, '.dev-admin-key') ?? generateApiKey());
+    keepBeside(core.file, '.dev-admin-key', generatedAdminKey);
     await ensureAdminKey(services, model, generatedAdminKey, 'admin (development)', clock().toISOString());
   }
   const seeded = config.seed ? await seedIfEmpty(core.appDef, store, services) : false;

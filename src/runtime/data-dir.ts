@@ -1,19 +1,22 @@
-// Development conveniences kept beside the SQLite file: the generated admin key (and the secret of earlier builds).
+// Development conveniences beside the SQLite file: the development admin key for `cat`, and what earlier builds kept there.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-/** Reads `name` from the data directory, creating it with `make()` (mode 0600) the first time. */
-export function persistentValue(dataFile: string | undefined, name: string, make: () => string): string {
-  if (!dataFile) return make();
+/**
+ * Writes `value` to `name` in the data directory (mode 0600, owner-only like the database beside it) unless it
+ * holds it already. Through a temporary file and a rename, so a process starting beside another never reads
+ * half a value.
+ */
+export function keepBeside(dataFile: string | undefined, name: string, value: string): void {
+  if (!dataFile) return;
   const dir = dirname(dataFile);
   const path = join(dir, name);
-  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
-  // Owner-only, like the database beside it (src/store/sqlite/sqlite-store.ts).
+  if (existsSync(path) && readFileSync(path, 'utf8').trim() === value) return;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const value = make();
-  writeFileSync(path, `${value}\n`, { mode: 0o600 });
-  return value;
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${value}\n`, { mode: 0o600 });
+  renameSync(temporary, path);
 }
 
 /** `name` in the data directory if it exists there; nothing is created. */

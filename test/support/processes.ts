@@ -9,6 +9,8 @@ const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 export interface CanonProcess {
   url: string;
   child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startCanon(env: Record<string, string>, args: string[] = [
   return {
     url,
     child,
+    output: () => output,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

@@ -76,9 +76,10 @@ export class SqliteStore implements Store {
     // synchronous=FULL fsyncs the log at every commit, so an acknowledged write survives power loss;
     // NORMAL survives a process crash only, losing the last commits to an OS crash (https://sqlite.org/wal.html).
     // exec, not db.pragma(): pragma() prepares a statement and drops it (see native-handles.ts).
+    // The busy timeout first: switching a new file to WAL waits for another process opening it at the same moment.
+    db.exec('PRAGMA busy_timeout = 5000');
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-    db.exec('PRAGMA busy_timeout = 5000');
     this.writer = new Connection(db);
     if (this.memory) {
       this.reader = this.writer;
@@ -110,6 +111,9 @@ export class SqliteStore implements Store {
   async migrate(model: CompiledModel): Promise<void> {
     this.model = model;
     const db = this.writer.db;
+    // IMMEDIATE: processes starting at once on one file queue for the write lock (busy_timeout). A deferred
+    // transaction that read the schema first fails at once (SQLITE_BUSY) when another process wrote meanwhile,
+    // which no busy handler can wait out (https://sqlite.org/lang_transaction.html#deferred_immediate_and_exclusive_transactions).
     db.transaction(() => {
       db.exec(EVENTS_TABLE);
       for (const ix of EVENT_INDEXES) db.exec(ix);
@@ -125,7 +129,7 @@ export class SqliteStore implements Store {
         for (const ix of indexes(r)) db.exec(ix);
         this.migrateSearch(r);
       }
-    })();
+    }).immediate();
     this.idempotency.load();
   }
 
