@@ -65,6 +65,10 @@ export interface Config {
   /** Password hashes and checks at once per process, and how many may wait (src/auth/password-hasher.ts). */
   passwordWork: PasswordWorkLimits;
   logLevel: string;
+  /** Responses compressed per Accept-Encoding, br or gzip (CANON_COMPRESSION; on by default; docs/configuration.md). */
+  compression: boolean;
+  /** Bodies smaller than this many bytes are sent uncompressed (CANON_COMPRESSION_THRESHOLD, default 1024). */
+  compressionThresholdBytes: number;
   /** One JSON line per request (CANON_ACCESS_LOG=on); off by default. */
   accessLog: boolean;
   /** The base URL clients use; the OAuth issuer and token audience. Defaults to the listening address. */
@@ -172,6 +176,8 @@ export const DEFAULTS: Config = {
   passwordWork: { concurrency: Math.max(1, Math.floor(availableParallelism() / 2)), maxQueue: 16 },
   logLevel: 'info',
   accessLog: false,
+  compression: true,
+  compressionThresholdBytes: 1024,
   publicUrl: undefined,
   tokenTtlSeconds: 600,
   sessionPolicy: 'absolute+idle',
@@ -327,6 +333,8 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('requestTimeoutMs', int(env.CANON_REQUEST_TIMEOUT_MS, 'CANON_REQUEST_TIMEOUT_MS'));
   set('logLevel', env.CANON_LOG_LEVEL || undefined);
   set('accessLog', onOff(env.CANON_ACCESS_LOG, 'CANON_ACCESS_LOG'));
+  set('compression', onOff(env.CANON_COMPRESSION, 'CANON_COMPRESSION'));
+  set('compressionThresholdBytes', int(env.CANON_COMPRESSION_THRESHOLD, 'CANON_COMPRESSION_THRESHOLD'));
   set('publicUrl', env.CANON_PUBLIC_URL || undefined);
   set('tokenTtlSeconds', int(env.CANON_TOKEN_TTL, 'CANON_TOKEN_TTL'));
   set('sessionPolicy', oneOf(env.CANON_SESSION_POLICY, 'CANON_SESSION_POLICY', SESSION_POLICIES));

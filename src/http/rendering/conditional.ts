@@ -2,6 +2,7 @@
 import * as crypto from 'node:crypto';
 import type { Access, Loaded } from '../../services/access.js';
 import type { StoredRecord } from '../../store/types.js';
+import type { Coding } from '../transport/content-coding.js';
 
 /**
  * A strong ETag: it changes with every write (the version counter) and with every change of
@@ -33,11 +34,28 @@ function tags(header: string): string[] {
     .filter((t) => t.length > 0);
 }
 
-/** RFC 9110 §13.1.1: strong comparison, `*` matches any current representation. */
+/** What a coded tag appends to the identity tag: `+` is in no tag Canon makes otherwise (counters, `v2`, action names, base64url digests). */
+const CODING_SUFFIX = { br: '+br', gzip: '+gz' } as const;
+const CODED = /\+(?:br|gz)"$/;
+
+/**
+ * The validator of a representation sent in `coding`: a strong ETag must differ between content codings (RFC 9110
+ * §8.8.3; a cache must not answer a gzip request with Brotli bytes), so `"7-v2ud"` is `"7-v2ud+br"` in Brotli and
+ * `"7-v2ud+gz"` in gzip; a weak one keeps its `W/`.
+ */
+export function codedEtag(etag: string, coding: Coding): string {
+  return coding === 'identity' ? etag : `${etag.slice(0, -1)}${CODING_SUFFIX[coding]}"`;
+}
+
+/**
+ * RFC 9110 §13.1.1: strong comparison, `*` matches any current representation. The codings of the current
+ * representation are all current: a client that got `"7-v2ud+gz"` with a compressed GET writes with that tag
+ * as well as with `"7-v2ud"` (the bytes differ, the representation data is the same). A weak tag never matches.
+ */
 export function ifMatchHolds(header: string | undefined, etag: string): boolean {
   if (header === undefined) return true;
   const list = tags(header);
-  return list.includes('*') || list.includes(etag);
+  return list.includes('*') || list.some((t) => t === etag || (CODED.test(t) && t.replace(CODED, '"') === etag));
 }
 
 /** RFC 9110 §13.1.2: weak comparison (W/ prefixes ignored on both sides). */

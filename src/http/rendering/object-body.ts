@@ -5,7 +5,8 @@ import type { Loaded } from '../../services/access.js';
 import type { StoredRecord } from '../../store/types.js';
 import type { Principal } from '../../model/principal.js';
 import type { ResourceService } from '../../services/resource-service.js';
-import { etagOf, lastModifiedOf, notModified } from './conditional.js';
+import { codedEtag, etagOf, lastModifiedOf, notModified } from './conditional.js';
+import type { Coding, Compression } from './compression.js';
 import { itemText } from './item-text.js';
 import { represent } from './render.js';
 
@@ -51,8 +52,9 @@ export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loade
   return json;
 }
 
-/** What a GET of one object answers: its body and validators, and whether the client's copy is current (304). */
+/** What a GET of one object answers: its body and validators (the ETag of `coding`), the coding, and whether the client's copy is current (304). */
 export interface ObjectRead extends ObjectBody {
+  coding: Coding;
   notModified: boolean;
 }
 
@@ -64,12 +66,14 @@ export interface ObjectRequest {
   id: string;
   ifNoneMatch: string | undefined;
   ifModifiedSince: string | undefined;
+  acceptEncoding: string | string[] | undefined;
+  compression: Compression;
 }
 
 /**
  * The one GET-by-id implementation, shared by the Fastify route and the lean read path
- * (src/http/transport/fast-reads.ts): load what the principal may see, render it once, and apply
- * If-None-Match / If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
+ * (src/http/transport/fast-reads.ts): load what the principal may see, render it once, choose the coding it is
+ * sent in, and apply If-None-Match to that coding's ETag, or If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
  */
 export async function readObject(services: ResourceService, q: ObjectRequest): Promise<ObjectRead> {
   return objectRead(q, await services.get({ principal: q.principal, format: 'json' }, q.resource.name, q.id));
@@ -83,5 +87,7 @@ export function readObjectNow(services: ResourceService, q: ObjectRequest): Obje
 
 function objectRead(q: ObjectRequest, loaded: Loaded): ObjectRead {
   const body = objectBody(q.version, q.resource, loaded);
-  return { etag: body.etag, lastModified: body.lastModified, json: body.json, notModified: notModified(q.ifNoneMatch, q.ifModifiedSince, body.etag, loaded.record) };
+  const coding = q.compression.codingFor(q.acceptEncoding, body.json);
+  const etag = codedEtag(body.etag, coding);
+  return { etag, lastModified: body.lastModified, json: body.json, coding, notModified: notModified(q.ifNoneMatch, q.ifModifiedSince, etag, loaded.record) };
 }

@@ -1,7 +1,6 @@
 // The handlers of docs.reference, docs.asset and docs.changelog (src/catalog/docs-operations.ts): the offline reference of DESIGN §7, every byte prepared at start.
 import { AppError, type ErrorDetail } from '../../errors/app-error.js';
 import { DOCS_ASSETS, type DocsAsset } from '../../catalog/docs-operations.js';
-import { ifNoneMatchHits } from '../rendering/conditional.js';
 import type { HttpDeps } from '../deps.js';
 import { asset, readDocsFiles, type Asset, type DocsFiles } from '../rendering/docs-assets.js';
 import { DOCS_CSP, renderDocsPage } from '../rendering/docs-page.js';
@@ -9,6 +8,8 @@ import { readGuides } from './guide-routes.js';
 import { ipLimitHook } from '../transport/auth-hooks.js';
 import type { RouteSpec } from './operation-routes.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Compression } from '../rendering/compression.js';
+import { sendRepresentation } from '../transport/compress-hook.js';
 
 /** The page changes with a release only; it names its assets by fingerprint, so a short life costs one revalidation. */
 const PAGE_CACHE = 'public, max-age=300';
@@ -19,12 +20,13 @@ const NAMED_CACHE = 'public, max-age=300';
 /** A version as the selector takes it (`2` or `v2`). */
 const SPELLING = /^v?([0-9]{1,6})$/;
 
-/** Sends `a` (or 304 when If-None-Match holds its ETag) with `cacheControl`. */
-function send(request: FastifyRequest, reply: FastifyReply, a: Asset, cacheControl: string): FastifyReply {
-  reply.header('etag', a.etag).header('cache-control', cacheControl);
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (typeof ifNoneMatch === 'string' && ifNoneMatchHits(ifNoneMatch, a.etag)) return reply.code(304).send();
-  return reply.type(a.contentType).send(a.body);
+/**
+ * Sends `a` in the coding the request accepts (or 304 when If-None-Match holds that coding's ETag) with `cacheControl`;
+ * each file is compressed once per coding, at its first request, and kept as long as the file is.
+ */
+function send(request: FastifyRequest, reply: FastifyReply, compression: Compression, a: Asset, cacheControl: string): FastifyReply {
+  reply.header('cache-control', cacheControl);
+  return sendRepresentation(request, reply, compression, { body: a.body, etag: a.etag, contentType: a.contentType, memo: true });
 }
 
 /** 400 INVALID_QUERY naming every parameter but `allowed`, and any allowed one given twice. */
@@ -39,6 +41,7 @@ function checkQuery(query: Record<string, unknown>, allowed: string): void {
 
 export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(), guides: readonly string[] = [...readGuides().keys()].sort()): Record<string, RouteSpec> {
   const { model, config } = deps;
+  const compression = Compression.of(config);
   const versions = model.versions;
   const served = versions.map((v) => v.name).join(', ');
   const missing = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'The reference renderer is not part of this build of the server (its log says where it was looked for).');
@@ -71,7 +74,7 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
         });
       if (files.missingRenderer) throw missing();
       reply.header('content-security-policy', DOCS_CSP).header('referrer-policy', 'no-referrer');
-      return send(request, reply, page, PAGE_CACHE);
+      return send(request, reply, compression, page, PAGE_CACHE);
     },
   };
 
@@ -85,7 +88,7 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
       if (!(DOCS_ASSETS as readonly string[]).includes(name)) throw new AppError('ROUTE_NOT_FOUND', `There is no asset ${JSON.stringify(name.slice(0, 64))} of the reference.`);
       const a = files.assets.get(name as DocsAsset);
       if (!a) throw missing();
-      return send(request, reply, a, query.v === a.fingerprint ? FINGERPRINTED_CACHE : NAMED_CACHE);
+      return send(request, reply, compression, a, query.v === a.fingerprint ? FINGERPRINTED_CACHE : NAMED_CACHE);
     },
   };
 
@@ -94,7 +97,7 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
     onRequest: ipLimitHook(deps),
     handler: async (request, reply) => {
       if (!files.changelog) throw new AppError('ROUTE_NOT_FOUND', 'This server has no changelog.');
-      return send(request, reply, files.changelog, PAGE_CACHE);
+      return send(request, reply, compression, files.changelog, PAGE_CACHE);
     },
   };
 

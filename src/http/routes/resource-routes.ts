@@ -14,12 +14,14 @@ import { grantFor, none } from '../../services/permissions.js';
 import type { HttpDeps } from '../deps.js';
 import { authHook, csrfHook } from '../transport/auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
-import { etagOf, ifNoneMatchHits, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from '../rendering/conditional.js';
+import { etagOf, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from '../rendering/conditional.js';
 import { JSON_CONTENT_TYPE } from '../transport/negotiate.js';
 import { renderList } from '../rendering/list-response.js';
 import { readObject } from '../rendering/object-body.js';
 import { actionPath, objectPath, represent } from '../rendering/render.js';
 import type { RouteSpec } from './operation-routes.js';
+import { Compression } from '../rendering/compression.js';
+import { sendCoded, sendNotModified, sendRepresentation } from '../transport/compress-hook.js';
 
 type Req = FastifyRequest<{ Params: { id: string }; Querystring: Record<string, string | string[]> }>;
 
@@ -108,6 +110,7 @@ export interface VersionOfRoute {
 function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'onRequest' | 'preHandler'>): RouteSpec {
   const version = versionOf(deps.model, op.version!)!;
   const r = deps.model.resources.get(op.resource!)!;
+  const compression = Compression.of(deps.config);
   const parentRef = op.parent;
   const parentOf = (request: Req): ParentRef | undefined => (parentRef ? { resource: parentRef.resource, id: idParam(request), field: parentRef.field } : undefined);
   switch (op.kind) {
@@ -132,10 +135,12 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
             id: idParam(request),
             ifNoneMatch: header(request, 'if-none-match'),
             ifModifiedSince: header(request, 'if-modified-since'),
+            acceptEncoding: request.headers['accept-encoding'],
+            compression,
           });
           reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
-          if (body.notModified) return reply.code(304).send();
-          return reply.code(200).type(JSON_CONTENT_TYPE).send(body.json);
+          if (body.notModified) return sendNotModified(reply, compression);
+          return sendCoded(reply.code(200), compression, body.coding, body.json, JSON_CONTENT_TYPE, true);
         },
       };
     case 'replace':
@@ -232,16 +237,14 @@ function bodyOf(version: ApiVersion, r: CompiledResource, request: FastifyReques
 
 /** List and create on a collection, top-level or nested under a parent. */
 function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledResource) {
+  const compression = Compression.of(deps.config);
   return {
     list: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> => {
       reply.header('cache-control', PRIVATE);
       const canCreate = !none(grantFor(request.principal!, r.def.permissions.create));
       const page = await renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
       // A client polling a page it holds pays for no body when nothing in it changed (RFC 9110 §13.1.2).
-      reply.header('etag', page.etag);
-      const ifNoneMatch = header(request, 'if-none-match');
-      if (ifNoneMatch !== undefined && ifNoneMatchHits(ifNoneMatch, page.etag)) return reply.code(304).send();
-      return reply.type(JSON_CONTENT_TYPE).send(page.json);
+      return sendRepresentation(request, reply, compression, { body: page.json, etag: page.etag, contentType: JSON_CONTENT_TYPE, memo: true });
     },
     create: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> =>
       idempotent<Created>(

@@ -39,6 +39,8 @@ import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from 
 import { GRAPHQL_PATH } from '../../catalog/graphql-operations.js';
 import { acceptsGraphql, graphqlHandlers } from '../graphql/graphql-routes.js';
 import type { HttpDeps } from '../deps.js';
+import { Compression } from '../rendering/compression.js';
+import { registerCompression } from './compress-hook.js';
 
 export type { HttpDeps } from '../deps.js';
 
@@ -294,6 +296,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     await hooks.acknowledge(() => {
       app.addHook('onSend', mediaTypeHook);
     });
+  // The lean paths code their own responses the same way (src/http/transport/fast-reads.ts).
+  await hooks.acknowledge(() => registerCompression(app, Compression.of(config)));
   registerBodyParsers(app, config);
   registerOperations(
     app,

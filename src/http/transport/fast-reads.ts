@@ -17,6 +17,7 @@ import { loggableUrl } from './loggable-url.js';
 import { requestIdFrom } from './request-id.js';
 import { deprecatedOf, type Deprecated } from '../versioning/version-headers.js';
 import { countVersion } from '../versioning/version-usage.js';
+import { Compression } from '../rendering/compression.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -53,6 +54,8 @@ export class FastReads {
 
   /** Strict-Transport-Security, when every response carries it (src/http/transport/security-headers.ts). */
   private readonly hsts: string | undefined;
+  /** The coding of each response, as the Fastify route chooses it (src/http/rendering/compression.ts). */
+  private readonly compression: Compression;
 
   /** `fixed`: the headers every response carries (src/http/transport/security-headers.ts). */
   constructor(
@@ -60,6 +63,7 @@ export class FastReads {
     fixed: Record<string, string>,
   ) {
     this.hsts = fixed['strict-transport-security'];
+    this.compression = Compression.of(deps.config);
     // The catalog's object reads: `/v2/products/:id` is served here as `/v2/products/<uuid>`.
     // Under the other strategies requests name their version outside the path, which Fastify's rewrite reads.
     if (deps.config.versioning !== 'path') this.stats.declined['*'] = `CANON_VERSIONING=${deps.config.versioning}`;
@@ -168,6 +172,8 @@ export class FastReads {
         id,
         ifNoneMatch: req.headers['if-none-match'],
         ifModifiedSince: req.headers['if-modified-since'],
+        acceptEncoding: req.headers['accept-encoding'],
+        compression: this.compression,
       };
       const now = readObjectNow(deps.services, q);
       if (now === undefined) {
@@ -190,14 +196,23 @@ export class FastReads {
     headers.etag = body.etag;
     headers['last-modified'] = body.lastModified;
     headers['cache-control'] = OBJECT_CACHE_CONTROL;
+    // As src/http/transport/compress-hook.ts sends it: the same URL answers other bytes to another Accept-Encoding.
+    if (this.compression.enabled) headers.vary = 'Accept-Encoding';
     if (body.notModified) {
       res.writeHead(304, headers);
       res.end();
-    } else {
+    } else if (body.coding === 'identity') {
       headers['content-type'] = JSON_CONTENT_TYPE;
       headers['content-length'] = String(Buffer.byteLength(body.json));
       res.writeHead(200, headers);
       res.end(body.json);
+    } else {
+      const bytes = this.compression.encode(body.json, body.coding, true);
+      headers['content-type'] = JSON_CONTENT_TYPE;
+      headers['content-encoding'] = body.coding;
+      headers['content-length'] = String(bytes.length);
+      res.writeHead(200, headers);
+      res.end(bytes);
     }
     this.stats.served++;
   }
