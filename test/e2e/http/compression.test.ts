@@ -232,16 +232,12 @@ for (const mode of MODES) {
       it('the event stream is neither compressed nor buffered: its first lines arrive at once', async () => {
         const started = Date.now();
         const first = await new Promise<{ headers: http.IncomingHttpHeaders; chunk: string }>((resolve, reject) => {
-          const req = http.get(
-            `${server.baseUrl}/events`,
-            { headers: { 'x-api-key': ADMIN_KEY, accept: 'text/event-stream', 'accept-encoding': 'gzip, br' } },
-            (res) => {
-              res.once('data', (chunk: Buffer) => {
-                resolve({ headers: res.headers, chunk: chunk.toString('utf8') });
-                req.destroy();
-              });
-            },
-          );
+          const req = http.get(`${server.baseUrl}/events`, { headers: { 'x-api-key': ADMIN_KEY, accept: 'text/event-stream', 'accept-encoding': 'gzip, br' } }, (res) => {
+            res.once('data', (chunk: Buffer) => {
+              resolve({ headers: res.headers, chunk: chunk.toString('utf8') });
+              req.destroy();
+            });
+          });
           req.on('error', (err) => (err.message.includes('socket hang up') ? undefined : reject(err)));
           req.setTimeout(5_000, () => req.destroy(new Error('no event within 5 s')));
         });
