@@ -3,7 +3,7 @@
 //
 //   node scripts/build.mjs && node bench/compression.mjs
 //
-// (1) One `canon serve` on SQLite with BENCH_PRODUCTS products (and one with a 2 KB description). For each kind of
+// (1) One `canon serve` on SQLite with BENCH_PRODUCTS products (default 3,000: more pages than the list cache keeps) (and one with a 2 KB description). For each kind of
 //     request: GET by id (a ~0.5 KB product: below the 1 KiB threshold, so only negotiation is paid), GET by id of the
 //     2 KB product, the same 20-item page again and again (its rendering and compressed bytes are kept), and 20-item
 //     pages at random offsets (rendered and compressed per request, as no cache answers): identity against gzip, then
@@ -12,22 +12,25 @@
 // (2) Identity only (no Accept-Encoding), this build against the build at BENCH_BASE_ROOT (a worktree of main before
 //     compression, built with `node scripts/build.mjs`), each on its own SQLite file with the same products: GET by id
 //     and the fixed page. Skipped when that build is missing (the command to make it is printed).
-// Results go to bench/results/compression.json. BENCH_SLICES / BENCH_SLICE_SECONDS shorten or lengthen the run.
+// BENCH_KINDS=randomPage,… measures only those kinds in (1). Results go to bench/results/compression.json. BENCH_SLICES / BENCH_SLICE_SECONDS shorten or lengthen the run.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { createProducts, startCanon } from './lib/canon.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
 import { measureInterleaved } from './lib/interleave.mjs';
-import { RESULTS_DIR, fmt, intFromEnv } from './lib/options.mjs';
+import { RESULTS_DIR, ROOT, fmt, intFromEnv } from './lib/options.mjs';
 import { freePort, makeTempDir, request, runMain, stopServer, waitUntilReady } from './lib/processes.mjs';
 import { headline, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'compression.json');
 const ADMIN_KEY = 'ck_bench_compression_0123456789abcdef';
 const HEADERS = { 'x-api-key': ADMIN_KEY };
-const PRODUCTS = intFromEnv('BENCH_PRODUCTS', 500, 50, 100_000);
+const PRODUCTS = intFromEnv('BENCH_PRODUCTS', 3000, 50, 100_000);
 const BASE_ROOT = path.resolve(process.env.BENCH_BASE_ROOT ?? '/tmp/canon-compress-base');
 const BASE_CLI = path.join(BASE_ROOT, 'dist/src/cli/main.js');
+/** BENCH_KINDS=byId,page: only those kinds in part (1) (byId, byIdLong, page, randomPage). */
+const ONLY = process.env.BENCH_KINDS?.split(',');
 const LONG = 'Single-origin beans, roasted dark for espresso; notes of cocoa and dried fruit. '.repeat(26);
 
 let pinning;
@@ -68,6 +71,26 @@ function load(base, kind, acceptEncoding) {
   };
 }
 
+/**
+ * CPU µs to compress one response of `kind` in this process, with the server's own code and settings
+ * (dist/src/http/rendering/compression.js, no memo): what a request coded per request pays, apart from the load.
+ */
+async function compressCost(base, kind) {
+  const { Compression } = await import(pathToFileURL(path.join(ROOT, 'dist/src/http/rendering/compression.js')).href);
+  const compression = new Compression(true, 0);
+  const res = await request('GET', `${base}${kind.path}`, { headers: HEADERS, timeoutMs: 5000 });
+  const out = {};
+  for (const coding of ['gzip', 'br']) {
+    for (let i = 0; i < 50; i++) compression.encode(res.body, coding);
+    const n = 500;
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) compression.encode(res.body, coding);
+    const used = process.cpuUsage(before);
+    out[coding] = (used.user + used.system) / n;
+  }
+  return out;
+}
+
 /** One response of `kind` in `coding`: the bytes sent (Content-Length) and the coding the server chose. */
 async function sample(base, kind, acceptEncoding) {
   const res = await request('GET', `${base}${kind.path}`, { headers: acceptEncoding ? { ...HEADERS, 'accept-encoding': acceptEncoding } : HEADERS, timeoutMs: 5000 });
@@ -87,7 +110,7 @@ async function main() {
   const codings = {};
   const now = await serve('canon-compression');
   try {
-    for (const kind of kinds(now)) {
+    for (const kind of kinds(now).filter((k) => ONLY === undefined || ONLY.includes(k.key))) {
       const sizes = {};
       for (const [name, ae] of [
         ['identity', undefined],
@@ -95,7 +118,7 @@ async function main() {
         ['br', 'br'],
       ])
         sizes[name] = await sample(now.base, kind, ae);
-      const out = { sizes };
+      const out = { sizes, compressMicros: await compressCost(now.base, kind) };
       for (const coding of ['gzip', 'br']) {
         out[coding] = await pair(
           { server: now.server, load: load(now.base, kind, undefined), label: `${kind.label}, identity`, name: `${kind.key}-identity` },
@@ -134,13 +157,15 @@ async function main() {
   console.log('');
   printTable(rows, { first: 'measured' });
   console.log('');
-  console.log('kind | bytes identity → gzip / br | CPU µs/req identity, gzip (extra) | identity, br (extra) | req/s coded/identity gzip, br');
+  console.log(
+    'kind | bytes identity → gzip / br | CPU µs/req identity, gzip (extra) | identity, br (extra) | req/s coded/identity gzip, br | µs to compress one, in process: gzip, br',
+  );
   for (const [key, o] of Object.entries(codings)) {
     const us = (r) => r.serverCpuMicrosPerRequest;
     console.log(
       `${key} | ${fmt(o.sizes.identity.bytes)} → ${fmt(o.sizes.gzip.bytes)} (${o.sizes.gzip.coding}) / ${fmt(o.sizes.br.bytes)} (${o.sizes.br.coding}) | ` +
         `${fmt(us(o.gzip.a), 1)}, ${fmt(us(o.gzip.b), 1)} (+${fmt(us(o.gzip.b) - us(o.gzip.a), 1)}) | ${fmt(us(o.br.a), 1)}, ${fmt(us(o.br.b), 1)} (+${fmt(us(o.br.b) - us(o.br.a), 1)}) | ` +
-        `${fmt(1 / o.gzip.ratio, 3)}, ${fmt(1 / o.br.ratio, 3)}`,
+        `${fmt(1 / o.gzip.ratio, 3)}, ${fmt(1 / o.br.ratio, 3)} | ${fmt(o.compressMicros.gzip, 1)}, ${fmt(o.compressMicros.br, 1)}`,
     );
   }
   if (baseline)

@@ -6,12 +6,14 @@ import { preferenceOf, type Coding } from '../transport/content-coding.js';
 export type { Coding } from '../transport/content-coding.js';
 
 /**
- * Brotli at quality 4 and gzip at level 6 (zlib's default): measured on a 20-item page (12 KB of JSON), both take
- * 50–90 µs and shrink it about ten times; higher Brotli qualities cost more time than they save bytes on bodies
- * this small (docs/BENCHMARKS.md, "Issue 31.5"). Documents compressed once (src/http/rendering/precompressed.ts) use the best settings instead.
+ * Brotli at quality 4 and gzip at level 6 (zlib's default): settings for compressing per request (Brotli's 11 is for
+ * static files, many times slower; @fastify/compress defaults to 4 for the same reason). A 20-item page (11 KB of JSON) shrinks about nine times for ~200 µs of CPU in either (bench/compression.mjs,
+ * docs/BENCHMARKS.md). Documents compressed once (src/http/rendering/precompressed.ts) use the best settings instead.
  */
-const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
-const GZIP = { level: 6 };
+const BROTLI_QUALITY = 4;
+const GZIP_LEVEL = 6;
+/** Bodies up to this size are compressed with a 16 KB window: a window larger than the body only costs memory to set up. */
+const SMALL = 16 * 1024;
 
 /**
  * Types worth compressing: text (not an event stream, which must flow as written), JSON and every `+json` type
@@ -91,8 +93,14 @@ export class Compression {
   }
 }
 
+/**
+ * Each call sets up its own compressor: told the body's size (Brotli's size hint, zlib's window), it allocates what
+ * that body needs rather than the 4 MB (Brotli) or 256 KB (zlib) a stream of unknown length gets.
+ */
 function compress(body: string | Buffer, coding: 'br' | 'gzip'): Buffer {
-  return coding === 'br' ? brotliCompressSync(body, BROTLI) : gzipSync(body, GZIP);
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (coding === 'br') return brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: bytes.length } });
+  return gzipSync(bytes, bytes.length <= SMALL ? { level: GZIP_LEVEL, windowBits: 14, memLevel: 7 } : { level: GZIP_LEVEL });
 }
 
 /** A response's Vary with Accept-Encoding added (RFC 9110 §12.5.5): the field Canon's other Vary values (the version's header) stay. */
