@@ -20,6 +20,7 @@ import type { Principal } from '../model/principal.js';
 import type { StoredResponse } from '../services/idempotency.js';
 import type { IdempotentExecution } from '../services/idempotent.js';
 import type { Tx } from '../store/types.js';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { measure, type Measure } from './bounds.js';
 import { createContext, type EngineServices } from './context.js';
 import { appErrorOf, formatFieldError, formatRequestError, type CanonFormattedError, type RequestError } from './errors.js';
@@ -77,6 +78,8 @@ export class GraphqlEngine {
   readonly schema: GraphQLSchema;
   private readonly rules: readonly ValidationRule[];
   private readonly documents = new Map<string, DocumentNode>();
+  /** Operations compiled to functions (graphql-jit), by text and operation name; emptied with `documents`. */
+  private readonly compiled = new Map<string, CompiledQuery>();
 
   constructor(
     private readonly deps: EngineServices & { catalog: Catalog; idempotency: IdempotentExecution },
@@ -120,14 +123,32 @@ export class GraphqlEngine {
       return this.refused(req, [{ error: appErrorOf(err).error }]);
     }
     if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document, operation);
-    const result = await execute({
-      schema: this.schema,
-      document,
-      operationName: req.params.operationName,
-      variableValues: variables,
-      contextValue: createContext(this.deps, req.principal),
-    });
+    const result = await this.compiledOf(source, document, req.params.operationName).query(undefined, createContext(this.deps, req.principal), variables);
     return this.answer(req, result);
+  }
+
+  /**
+   * The operation compiled to a function by graphql-jit (the executor Mercurius uses): graphql-js's `execute`
+   * works out, per request, which fields each selection holds, their arguments and how to complete each value;
+   * a compiled query did that once. Measured: a 20-item page's engine time (docs/BENCHMARKS.md, issue 29).
+   * Only valid documents get here, and each text and operation name is compiled once while its document is kept.
+   */
+  private compiledOf(source: string, document: DocumentNode, operationName: string | null): CompiledQuery {
+    const key = operationName === null ? source : `${operationName}\u0000${source}`;
+    const kept = this.compiled.get(key);
+    if (kept) return kept;
+    const compiled = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
+    // A document that validated compiles; were it not to, graphql-js answers it as before.
+    if (!isCompiledQuery(compiled)) {
+      const fallback: CompiledQuery = {
+        query: (root, context, variables) => execute({ schema: this.schema, document, operationName, variableValues: variables, rootValue: root, contextValue: context }),
+        stringify: JSON.stringify,
+      };
+      return fallback;
+    }
+    if (this.compiled.size >= MAX_DOCUMENTS) this.compiled.clear();
+    this.compiled.set(key, compiled);
+    return compiled;
   }
 
   /**
