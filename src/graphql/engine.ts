@@ -3,6 +3,7 @@ import type { GraphQLError } from 'graphql';
 import {
   execute,
   getOperationAST,
+  getVariableValues,
   NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
@@ -71,6 +72,9 @@ export interface EngineResponse {
 /** The longest document parsed (graphql-js `maxTokens`): a pathological document is refused before it costs memory. */
 const MAX_TOKENS = 20_000;
 
+/** An operation run once by graphql-js, to be compiled when it comes again (GraphqlEngine.compiledOf). */
+const SEEN_ONCE = Symbol('seen once');
+
 /** Valid documents kept by their text; when full, it starts over (as REST's list plans, src/http/list-plans.ts). */
 const MAX_DOCUMENTS = 1_000;
 
@@ -78,8 +82,8 @@ export class GraphqlEngine {
   readonly schema: GraphQLSchema;
   private readonly rules: readonly ValidationRule[];
   private readonly documents = new Map<string, DocumentNode>();
-  /** Operations compiled to functions (graphql-jit), by text and operation name; emptied with `documents`. */
-  private readonly compiled = new Map<string, CompiledQuery>();
+  /** Operations compiled to functions (graphql-jit), by text and operation name, or marked as run once. */
+  private readonly compiled = new Map<string, CompiledQuery | typeof SEEN_ONCE>();
 
   constructor(
     private readonly deps: EngineServices & { catalog: Catalog; idempotency: IdempotentExecution },
@@ -123,6 +127,10 @@ export class GraphqlEngine {
       return this.refused(req, [{ error: appErrorOf(err).error }]);
     }
     if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document, operation);
+    // Variables are checked by graphql-js on every run, so their refusals read the same before and after the
+    // operation is compiled (graphql-jit words them otherwise); the compiled query takes them as sent.
+    const coerced = operation.variableDefinitions?.length ? getVariableValues(this.schema, operation.variableDefinitions, variables, { maxErrors: 25 }) : undefined;
+    if (coerced?.errors) return this.answer(req, { errors: coerced.errors });
     const result = await this.compiledOf(source, document, req.params.operationName).query(undefined, createContext(this.deps, req.principal), variables);
     return this.answer(req, result);
   }
@@ -130,25 +138,26 @@ export class GraphqlEngine {
   /**
    * The operation compiled to a function by graphql-jit (the executor Mercurius uses): graphql-js's `execute`
    * works out, per request, which fields each selection holds, their arguments and how to complete each value;
-   * a compiled query did that once. Measured: a 20-item page's engine time (docs/BENCHMARKS.md, issue 29).
-   * Only valid documents get here, and each text and operation name is compiled once while its document is kept.
+   * a compiled query did that once (docs/graphql.md, "Execution"). Compiling costs about twice a validation, so
+   * an operation is compiled the second time it comes, never for a text sent once: a client varying its text
+   * on every request (literals instead of variables) makes each one cost what it did under graphql-js alone.
    */
   private compiledOf(source: string, document: DocumentNode, operationName: string | null): CompiledQuery {
     const key = operationName === null ? source : `${operationName}\u0000${source}`;
     const kept = this.compiled.get(key);
-    if (kept) return kept;
-    const compiled = compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
-    // A document that validated compiles; were it not to, graphql-js answers it as before.
-    if (!isCompiledQuery(compiled)) {
-      const fallback: CompiledQuery = {
-        query: (root, context, variables) => execute({ schema: this.schema, document, operationName, variableValues: variables, rootValue: root, contextValue: context }),
-        stringify: JSON.stringify,
-      };
-      return fallback;
-    }
+    if (kept !== undefined && kept !== SEEN_ONCE) return kept;
+    const compiled = kept === SEEN_ONCE ? compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true }) : undefined;
     if (this.compiled.size >= MAX_DOCUMENTS) this.compiled.clear();
-    this.compiled.set(key, compiled);
-    return compiled;
+    // A document that validated compiles; were it not to, graphql-js answers it, as it does a first run.
+    if (compiled !== undefined && isCompiledQuery(compiled)) {
+      this.compiled.set(key, compiled);
+      return compiled;
+    }
+    if (compiled === undefined) this.compiled.set(key, SEEN_ONCE);
+    return {
+      query: (root, context, variables) => execute({ schema: this.schema, document, operationName, variableValues: variables, rootValue: root, contextValue: context }),
+      stringify: JSON.stringify,
+    };
   }
 
   /**
