@@ -49,7 +49,12 @@ const DESCRIPTION =
   'The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. ' +
   'Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under ' +
   '`application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. ' +
-  'A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body.';
+  'A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. ' +
+  'With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing.';
+
+const STREAM =
+  'GraphQL over Server-Sent Events (graphql-sse, distinct connections mode): a subscription’s events each as `id: <event id>`, `event: next`, `data: {"data":…}`, ' +
+  'resumed after `Last-Event-ID` (or the field’s `after`); any other operation as one `next`; then `event: complete`. Heartbeat comments as `/events`’ stream; the same stream caps (429).';
 
 export function graphqlOperations(): Operation[] {
   const common = {
@@ -58,7 +63,9 @@ export function graphqlOperations(): Operation[] {
     scopes: [],
     kind: 'platform' as const,
     path: GRAPHQL_PATH,
-    produces: GRAPHQL_MEDIA_TYPES,
+    // With `Accept: text/event-stream`: GraphQL over SSE (graphql-sse's distinct connections mode), subscriptions included.
+    produces: [...GRAPHQL_MEDIA_TYPES, 'text/event-stream'],
+    streamDescription: STREAM,
     // Under the newer media type a request refused before or instead of running answers in GraphQL's shape.
     errorContent: { 'application/graphql-response+json': GRAPHQL_RESPONSE },
   };

@@ -41,6 +41,8 @@ export interface Operation {
   output: Record<number, JsonSchema | null>;
   /** The media types of the success body when not only JSON (`text/markdown`, `text/event-stream` beside JSON). */
   produces?: string[];
+  /** What a `text/event-stream` success body carries, when not the event stream of `/events`. */
+  streamDescription?: string;
   /**
    * Error bodies in media types besides the uniform JSON one (DESIGN §5), by media type: GraphQL's `{errors}` under
    * `application/graphql-response+json` (GraphQL over HTTP §6.4.2).

@@ -27,6 +27,8 @@ export interface Context {
   precomputed?: unknown;
   /** Values worked out once per request (plans parsed from the same arguments). */
   memo: Map<string, unknown>;
+  /** A subscription's reconnection: the request's `Last-Event-ID`, which it resumes after (src/graphql/subscriptions.ts). */
+  lastEventId?: string;
 }
 
 export function createContext(deps: EngineServices, principal: Principal, reader?: Reader, keyed?: KeyedRun): Context {

@@ -7,6 +7,7 @@ import { JSONValue } from './scalars.js';
 import { listField, singleField, typeName } from './names.js';
 import { AcceptedOperation, listArgs, ObjectTypes } from './object-types.js';
 import { create, readMany, readOne, remove, runAction, update } from './root-fields.js';
+import { subscriptionFields } from './subscriptions.js';
 
 const ID = { type: new GraphQLNonNull(GraphQLID) };
 
@@ -73,6 +74,8 @@ export function buildSchema(model: CompiledModel, catalog: Catalog): GraphQLSche
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: query }),
     ...(Object.keys(mutation).length ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutation }) } : {}),
+    // Served over Server-Sent Events only (docs/graphql.md, Subscriptions); a subscription by plain JSON is refused.
+    subscription: new GraphQLObjectType({ name: 'Subscription', fields: subscriptionFields(model, served.values()) }),
     // Declared even where no field uses it yet, so the SDL is the same for every app.
     types: [JSONValue],
   });

@@ -11,6 +11,9 @@ import type { HttpDeps } from '../deps.js';
 import { factHeaders } from '../rendering/error-facts.js';
 import { loggableUrl } from '../transport/loggable-url.js';
 import type { RouteSpec } from '../routes/operation-routes.js';
+import { wantsEventStream } from '../routes/event-routes.js';
+import type { EngineRequest } from '../../graphql/engine.js';
+import { graphqlStreamHandler } from './graphql-sse.js';
 
 /** The media types in the order ties are broken: any type, or no Accept, gets application/json, the legacy default (§6.4). */
 const BY_PREFERENCE = ['application/json', 'application/graphql-response+json'];
@@ -23,7 +26,7 @@ export function graphqlMediaOf(accept: string | undefined): ResponseMedia | unde
 
 /** Whether the Accept header allows a GraphQL response (the app's 406 check asks before routing). */
 export function acceptsGraphql(accept: string | undefined): boolean {
-  return graphqlMediaOf(accept) !== undefined;
+  return graphqlMediaOf(accept) !== undefined || wantsEventStream(accept);
 }
 
 /**
@@ -40,6 +43,12 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
     throw new AppError('BAD_REQUEST', 'Send one Idempotency-Key header, not several.', { details: [{ field: 'Idempotency-Key', message: 'must be sent once' }] });
   }
   return value;
+}
+
+/** A reconnection's `Last-Event-ID` (WHATWG HTML §9.2.4), which a subscription resumes after; an empty one is none. */
+function lastEventIdOf(request: FastifyRequest): { lastEventId?: string } {
+  const header = request.headers['last-event-id'];
+  return typeof header === 'string' && header !== '' ? { lastEventId: header } : {};
 }
 
 /**
@@ -76,6 +85,7 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       return refuse(deps, request, reply, err);
     }
   };
+  const stream = graphqlStreamHandler(deps);
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     const post = request.method === 'POST';
     // GraphQL over HTTP §5.1: POST bodies are JSON; a form could be posted by any page of another site.
@@ -83,7 +93,7 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
     const params = post ? paramsFromBody(request.body) : paramsFromQuery(request.query as Record<string, string | string[] | undefined>);
     const media = graphqlMediaOf(request.headers.accept) ?? 'application/json';
     const principal = request.principal!;
-    const response = await deps.graphql.handle({
+    const engineRequest: EngineRequest = {
       method: post ? 'POST' : 'GET',
       params,
       principal,
@@ -96,7 +106,10 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
         if (verdict.refused) throw rateLimited(verdict);
       },
       internal: (cause) => deps.log.error({ err: cause, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error'),
-    });
+    };
+    // GraphQL over SSE (src/http/graphql/graphql-sse.ts): subscriptions, and any operation as one `next`.
+    if (wantsEventStream(request.headers.accept)) return stream(request, reply, { ...engineRequest, ...lastEventIdOf(request) });
+    const response = await deps.graphql.handle(engineRequest);
     reply.code(response.status).headers(factHeaders(response.facts, deps.cookieNames));
     // Answers of one caller: a query by GET may be kept by its browser, but asked again (RFC 9111 §5.2.2); a POST's never.
     reply.header('cache-control', post ? 'no-store' : 'private, no-cache');
