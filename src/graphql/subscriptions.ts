@@ -1,4 +1,5 @@
 // The schema's Subscription root (issue 29.6): `events(after:, types:)` and one object's events (`orderEvents(id:)`), each an `Event`, fed by the log REST's /events stream reads.
+import type { EventView } from '../model/event-shape.js';
 import { GraphQLID, GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLString, type GraphQLFieldConfigMap, type GraphQLFieldResolver, type GraphQLOutputType } from 'graphql';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { emitsEvents, newestVersion, type CompiledModel, type CompiledResource } from '../model/compile.js';
@@ -33,15 +34,7 @@ export class LogSubscription implements AsyncIterable<never> {
 }
 
 /** An event as REST's `/events` renders it in a version (src/events/event-view.ts, given through EngineServices). */
-export interface EventViewOf {
-  id: string;
-  type: string;
-  sequence: number;
-  created_at: string;
-  api_version: string;
-  data: { object: Record<string, unknown> };
-  previous_attributes?: Record<string, unknown>;
-}
+export type EventViewOf = EventView;
 
 /** An event as a subscription shows it: REST's view in the newest version, with the object it is about. */
 export type EventSource = EventViewOf & { object_id: string; resource: string };
