@@ -437,12 +437,14 @@ export class ResourceService {
     this.requireScope(ctx, r, 'read');
     const action = r.def.actions?.[actionName];
     if (!action?.perform) throw new Error(`${name} has no asynchronous action ${actionName}`);
-    const loaded = await this.loadVisible(ctx, r, id, this.store);
+    // Inside a joined transaction (a keyed GraphQL request's answer), what it changed already.
+    const reader = ctx.joined ?? this.store;
+    const loaded = await this.loadVisible(ctx, r, id, reader);
     const g = grantFor(ctx.principal, action.allow);
-    const owned = await owns(this.model, r, loaded.record, ctx.principal, this.store);
+    const owned = await owns(this.model, r, loaded.record, ctx.principal, reader);
     if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
     // Ids are UUIDv7, so the highest id is the newest operation.
-    const { rows } = await this.store.list(OPERATIONS, { where: operationOf(r.name, loaded.record.id, actionName), orderBy: [{ path: 'id', desc: true }], limit: 1 });
+    const { rows } = await reader.list(OPERATIONS, { where: operationOf(r.name, loaded.record.id, actionName), orderBy: [{ path: 'id', desc: true }], limit: 1 });
     if (!rows[0]) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
     return rows[0];
   }
@@ -453,9 +455,10 @@ export class ResourceService {
     this.requireScope(ctx, r, 'read');
     const action = r.def.actions?.[actionName];
     if (!action?.view) throw new Error(`${name} has no GET action ${actionName}`);
-    const loaded = await this.loadVisible(ctx, r, id, this.store);
+    const reader = ctx.joined ?? this.store;
+    const loaded = await this.loadVisible(ctx, r, id, reader);
     const g = grantFor(ctx.principal, action.allow);
-    const owned = await owns(this.model, r, loaded.record, ctx.principal, this.store);
+    const owned = await owns(this.model, r, loaded.record, ctx.principal, reader);
     if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
     if (action.when && !action.when(loaded.record)) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
     return action.view(loaded.record);

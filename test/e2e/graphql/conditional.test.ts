@@ -112,16 +112,27 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       assert.deepEqual(tracked.tracking, asGraphql(restTracking.body));
       assert.equal(tracked.tracking.carrier, 'Canon Post');
 
+      // A keyed request's answer reads its views inside its own transaction: the tracking of the order it ships.
+      const paid = await createShippedOrder(['paid']);
+      const keyed = await server.request('POST', '/graphql', {
+        body: {
+          query: `mutation { a: updateOrder(id: "${paid}", input: { status: shipped }) { status tracking } b: createProduct(input: { name: "Shipped with", price: { amount: 1, currency: "EUR" } }) { id } }`,
+        },
+        headers: { 'idempotency-key': `ship-${paid}` },
+      });
+      assert.equal(keyed.body.data?.a.status, 'shipped', keyed.text);
+      assert.deepEqual(keyed.body.data.a.tracking, asGraphql((await server.request('GET', `/v2/orders/${paid}/tracking`)).body));
+
       // Another customer sees neither the order nor, through it, its views.
       const other = await createCustomer(server, 'gql-conditional-other@example.com');
       onlyError(await gql(server, query, { id: shipped }, { key: other.key }), 'NOT_FOUND');
       assert.equal((await server.request('GET', `/v2/orders/${shipped}/tracking`, { key: other.key })).status, 404);
     });
 
-    /** An order of the customer, moved to shipped by the admin through REST (pending → paid → shipped). */
-    async function createShippedOrder(): Promise<string> {
+    /** An order of the customer, moved by the admin through REST (pending → paid → shipped by default). */
+    async function createShippedOrder(states = ['paid', 'shipped']): Promise<string> {
       const order = (await server.request('POST', '/v2/orders', { key: customer.key, body: {} })).body;
-      for (const status of ['paid', 'shipped']) {
+      for (const status of states) {
         const res = await server.request('PATCH', `/v2/orders/${order.id}`, { body: { status } });
         assert.equal(res.status, 200, res.text);
       }
