@@ -102,7 +102,12 @@ export function graphqlOperations(): Operation[] {
         headers: {
           type: 'object',
           properties: {
-            'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'For a request carrying one mutation: a repeat gets the first response again.' },
+            'idempotency-key': {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              description: 'For a request carrying mutations: they commit together, and a repeat gets the first response again.',
+            },
           },
         },
         body: {
@@ -117,9 +122,20 @@ export function graphqlOperations(): Operation[] {
         },
       },
       output: { 200: GRAPHQL_RESPONSE },
-      errors: [...TRANSPORT, 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'EXPECTATION_FAILED', 'CSRF_TOKEN_INVALID', ...REQUEST],
+      errors: [
+        ...TRANSPORT,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'PAYLOAD_TOO_LARGE',
+        'INVALID_JSON',
+        'EXPECTATION_FAILED',
+        'CSRF_TOKEN_INVALID',
+        ...REQUEST,
+        // The Idempotency-Key refuses the request as a whole (src/services/keyed-batch.ts), as REST's 409 and 422.
+        'IDEMPOTENCY_KEY_IN_USE',
+        'IDEMPOTENCY_KEY_REUSED',
+      ],
       summary: 'A GraphQL operation',
-      description: `${DESCRIPTION} A request carrying one mutation may send an Idempotency-Key.`,
+      description: `${DESCRIPTION} A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.`,
     },
   ];
 }

@@ -20,14 +20,13 @@ import type { Catalog } from '../catalog/catalog.js';
 import { AppError, type ErrorFacts } from '../errors/app-error.js';
 import { ERROR_CATALOG } from '../errors/catalog.js';
 import type { Principal } from '../model/principal.js';
-import type { StoredResponse } from '../services/idempotency.js';
 import type { IdempotentExecution } from '../services/idempotent.js';
-import type { StoredEvent, Tx } from '../store/types.js';
+import type { StoredEvent } from '../store/types.js';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { measure, type Measure } from './bounds.js';
 import { createContext, type EngineServices } from './context.js';
 import { appErrorOf, formatFieldError, formatRequestError, type CanonFormattedError, type RequestError } from './errors.js';
-import { beginKeyed, type KeyedRun } from './keyed.js';
+import { beginKeyed } from './keyed.js';
 import { queryHash, type PersistedQueries } from './persisted.js';
 import type { GraphqlParams } from './request.js';
 import { buildSchema } from './schema.js';
@@ -210,7 +209,7 @@ export class GraphqlEngine {
 
   /** Runs a query or mutation that is ready (a keyed mutation under its Idempotency-Key). */
   private async run(req: EngineRequest, { source, document, operation, variables }: Ready): Promise<EngineResponse> {
-    if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document, operation);
+    if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document);
     // Variables are checked by graphql-js on every run, so their refusals read the same before and after the
     // operation is compiled (graphql-jit words them otherwise); the compiled query takes them as sent.
     const coerced = operation.variableDefinitions?.length ? getVariableValues(this.schema, operation.variableDefinitions, variables, { maxErrors: 25 }) : undefined;
@@ -312,50 +311,48 @@ export class GraphqlEngine {
   }
 
   /**
-   * A mutation under an Idempotency-Key (DESIGN §11): one mutation per request, so the key's record commits in
-   * that change's own transaction with the whole response, rendered there (src/graphql/keyed.ts).
+   * Mutations under an Idempotency-Key (DESIGN §11): the whole operation runs in one transaction that every
+   * mutation joins, its reads included, and the key's record commits in it with the whole response; an answer
+   * with any error commits nothing (src/services/keyed-batch.ts, docs/graphql.md "Idempotency").
    */
-  private async keyed(req: EngineRequest, source: string, document: DocumentNode, operation: OperationDefinitionNode): Promise<EngineResponse> {
-    const fields = operation.selectionSet.selections;
-    if (fields.length !== 1 || fields[0]!.kind !== 'Field') {
-      return this.refused(req, [
-        {
-          error: new AppError('BAD_REQUEST', 'An Idempotency-Key covers one mutation: send each mutation of a keyed request on its own.', {
-            details: [{ field: 'Idempotency-Key', message: 'covers one mutation field per request' }],
-          }),
-        },
-      ]);
-    }
-    const run = (tx: Tx, result: unknown): Promise<StoredResponse> => this.renderInside(req, document, tx, result);
-    const keyed: KeyedRun = beginKeyed(
-      this.deps.idempotency,
-      req.principal,
-      req.idempotencyKey!,
-      { query: source, variables: req.params.variables, operationName: req.params.operationName },
-      run,
-    );
+  private async keyed(req: EngineRequest, source: string, document: DocumentNode): Promise<EngineResponse> {
+    const batch = beginKeyed(this.deps.idempotency, req.principal, req.idempotencyKey!, {
+      query: source,
+      variables: req.params.variables,
+      operationName: req.params.operationName,
+    });
     try {
-      const result = await execute({
-        schema: this.schema,
-        document,
-        operationName: req.params.operationName,
-        variableValues: req.params.variables ?? {},
-        contextValue: createContext(this.deps, req.principal, undefined, keyed),
-      });
-      const sent = keyed.replay ?? keyed.stored;
-      if (sent) return { status: 200, body: sent.body, facts: {}, replayed: keyed.replay !== undefined };
-      return this.answer(req, result);
+      let answered: EngineResponse | undefined;
+      await batch.run(
+        (fn) => this.deps.services.commit(fn),
+        async (tx) => {
+          const result = await execute({
+            schema: this.schema,
+            document,
+            operationName: req.params.operationName,
+            variableValues: req.params.variables ?? {},
+            contextValue: createContext(this.deps, req.principal, tx, batch),
+          });
+          if (batch.replay) return undefined;
+          // Any error rolls the whole request back: `data: null` then, as none of it was applied.
+          if (result.errors?.length) {
+            answered = this.answer(req, { errors: result.errors, data: null });
+            return undefined;
+          }
+          answered = this.answer(req, result);
+          return { status: 200, headers: {}, body: answered.body };
+        },
+      );
+      if (batch.replay) return { status: 200, body: batch.replay.body, facts: {}, replayed: true };
+      return answered!;
+    } catch (err) {
+      // Decided once the transaction has ended: the key held another request (422), or a race left it in use (409).
+      const { error, internal } = appErrorOf(err);
+      if (internal) throw err;
+      return this.refused(req, [{ error }]);
     } finally {
-      keyed.release();
+      batch.release();
     }
-  }
-
-  /** The keyed response, rendered inside the change's transaction from its result: what is stored and sent. */
-  private async renderInside(req: EngineRequest, document: DocumentNode, tx: Tx, result: unknown): Promise<StoredResponse> {
-    const context = { ...createContext(this.deps, req.principal, tx), precomputed: result };
-    const rendered = await execute({ schema: this.schema, document, operationName: req.params.operationName, variableValues: req.params.variables ?? {}, contextValue: context });
-    const reveal = (result as { reveal?: Record<string, unknown> } | null)?.reveal;
-    return { status: 200, headers: {}, body: this.answer(req, rendered).body, ...(reveal && Object.keys(reveal).length > 0 ? { sensitive: true } : {}) };
   }
 
   /** An executed operation's response: `data` is there, so the status is 200 whatever the errors (GraphQL over HTTP §6.4.2). */

@@ -1,16 +1,11 @@
 // Validators and conditional requests (RFC 9110 §8.8, §13): strong ETags, Last-Modified, If-Match and If-None-Match.
 import * as crypto from 'node:crypto';
-import type { Access, Loaded } from '../../services/access.js';
+import type { Loaded } from '../../services/access.js';
+import { entityTags as tags, etagOf, ifMatchHolds } from '../../services/etags.js';
 import type { StoredRecord } from '../../store/types.js';
 
-/**
- * A strong ETag: it changes with every write (the version counter) and with every change of
- * representation (the API version and the links this caller sees), so equal tags mean identical
- * bodies. ETags compare per URL, so the id need not be part of it; nothing is hashed per request.
- */
-export function etagOf(record: StoredRecord, access: Access, apiVersion: string): string {
-  return `"${record.version}-${apiVersion}${access.update ? 'u' : ''}${access.delete ? 'd' : ''}${access.actions.length ? `-${access.actions.join('.')}` : ''}"`;
-}
+// Shared with GraphQL (`etag`, `ifMatch`), so both front ends give and take one value.
+export { etagOf, ifMatchHolds };
 
 const httpDates = new Map<string, string>();
 
@@ -23,21 +18,6 @@ export function lastModifiedOf(record: StoredRecord): string {
     httpDates.set(record.updated_at, date);
   }
   return date;
-}
-
-/** Splits an If-Match / If-None-Match list; `*` is returned as the only element. */
-function tags(header: string): string[] {
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t.length > 0);
-}
-
-/** RFC 9110 §13.1.1: strong comparison, `*` matches any current representation. */
-export function ifMatchHolds(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return true;
-  const list = tags(header);
-  return list.includes('*') || list.includes(etag);
 }
 
 /** RFC 9110 §13.1.2: weak comparison (W/ prefixes ignored on both sides). */

@@ -250,13 +250,13 @@ export interface paths {
     };
     /**
      * A GraphQL query
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. GET runs queries only: a mutation is 405 and runs nothing.
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. GET runs queries only: a mutation is 405 and runs nothing.
      */
     get: operations['graphql.query'];
     put?: never;
     /**
      * A GraphQL operation
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. A request carrying one mutation may send an Idempotency-Key.
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.
      */
     post: operations['graphql.execute'];
     delete?: never;
@@ -3232,6 +3232,44 @@ export interface components {
           | unknown;
       };
     };
+    /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
+    Error409: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
     Error413_2: {
       headers: {
@@ -3310,6 +3348,44 @@ export interface components {
     };
     /** @description Expectation Failed: one of this operation’s `x-canon-error-codes` for 417. */
     Error417: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Unprocessable Content: one of this operation’s `x-canon-error-codes` for 422. */
+    Error422: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -3521,7 +3597,7 @@ export interface components {
       };
     };
     /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
-    Error409: {
+    Error409_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -3589,7 +3665,7 @@ export interface components {
       };
     };
     /** @description Unprocessable Content: one of this operation’s `x-canon-error-codes` for 422. */
-    Error422: {
+    Error422_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -4289,6 +4365,7 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/event-stream': string;
         };
       };
       400: components['responses']['Error400_3'];
@@ -4307,7 +4384,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description For a request carrying one mutation: a repeat gets the first response again. */
+        /** @description For a request carrying mutations: they commit together, and a repeat gets the first response again. */
         'Idempotency-Key'?: string;
         /** @description The session’s CSRF token: required when the request is authenticated by the session cookie. */
         'X-CSRF-Token'?: string;
@@ -4390,6 +4467,7 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/event-stream': string;
         };
       };
       400: components['responses']['Error400_3'];
@@ -4397,10 +4475,12 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_3'];
       408: components['responses']['Error408_3'];
+      409: components['responses']['Error409'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_3'];
       415: components['responses']['Error415_2'];
       417: components['responses']['Error417'];
+      422: components['responses']['Error422'];
       429: components['responses']['Error429_3'];
       431: components['responses']['Error431_3'];
       500: components['responses']['Error500_3'];
@@ -4598,12 +4678,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -4741,13 +4821,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -4792,7 +4872,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -4878,13 +4958,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5104,12 +5184,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5321,12 +5401,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5470,13 +5550,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5521,7 +5601,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -5616,13 +5696,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5836,12 +5916,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5973,13 +6053,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6024,7 +6104,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -6101,13 +6181,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6162,12 +6242,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6278,12 +6358,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6523,12 +6603,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6718,12 +6798,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6847,13 +6927,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6898,7 +6978,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -6963,13 +7043,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7169,12 +7249,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7302,13 +7382,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7353,7 +7433,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -7424,13 +7504,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7622,12 +7702,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7759,13 +7839,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7810,7 +7890,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -7887,13 +7967,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8091,12 +8171,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8236,13 +8316,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8287,7 +8367,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -8376,13 +8456,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8610,12 +8690,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8771,13 +8851,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8822,7 +8902,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -8935,13 +9015,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8996,12 +9076,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -9420,12 +9500,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];

@@ -314,13 +314,13 @@ export interface paths {
     };
     /**
      * A GraphQL query
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. GET runs queries only: a mutation is 405 and runs nothing.
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. GET runs queries only: a mutation is 405 and runs nothing.
      */
     get: operations['graphql.query'];
     put?: never;
     /**
      * A GraphQL operation
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. A request carrying one mutation may send an Idempotency-Key.
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.
      */
     post: operations['graphql.execute'];
     delete?: never;
@@ -3373,6 +3373,44 @@ export interface components {
           | unknown;
       };
     };
+    /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
+    Error409: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
     Error413_3: {
       headers: {
@@ -3487,8 +3525,46 @@ export interface components {
           | unknown;
       };
     };
+    /** @description Unprocessable Content: one of this operation’s `x-canon-error-codes` for 422. */
+    Error422_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
-    Error409: {
+    Error409_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -4361,6 +4437,7 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/event-stream': string;
         };
       };
       400: components['responses']['Error400_3'];
@@ -4379,7 +4456,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description For a request carrying one mutation: a repeat gets the first response again. */
+        /** @description For a request carrying mutations: they commit together, and a repeat gets the first response again. */
         'Idempotency-Key'?: string;
         /** @description The session’s CSRF token: required when the request is authenticated by the session cookie. */
         'X-CSRF-Token'?: string;
@@ -4462,6 +4539,7 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/event-stream': string;
         };
       };
       400: components['responses']['Error400_3'];
@@ -4469,10 +4547,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_3'];
       408: components['responses']['Error408_3'];
+      409: components['responses']['Error409'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_3'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_3'];
+      422: components['responses']['Error422_3'];
       429: components['responses']['Error429_3'];
       431: components['responses']['Error431_3'];
       500: components['responses']['Error500_3'];
@@ -4662,7 +4742,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -4796,7 +4876,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -4844,7 +4924,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -4927,7 +5007,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -5145,7 +5225,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -5358,7 +5438,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -5502,7 +5582,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -5550,7 +5630,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -5648,7 +5728,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -5860,7 +5940,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -5988,7 +6068,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -6036,7 +6116,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -6110,7 +6190,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -6168,7 +6248,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6278,7 +6358,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6512,7 +6592,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6699,7 +6779,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6819,7 +6899,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -6867,7 +6947,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -6929,7 +7009,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7127,7 +7207,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -7251,7 +7331,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7299,7 +7379,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -7367,7 +7447,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7557,7 +7637,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -7685,7 +7765,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7733,7 +7813,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -7807,7 +7887,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8003,7 +8083,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -8139,7 +8219,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8187,7 +8267,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -8273,7 +8353,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8499,7 +8579,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -8651,7 +8731,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8699,7 +8779,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -8809,7 +8889,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8867,7 +8947,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -9272,7 +9352,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
