@@ -28,7 +28,7 @@ const TRANSPORT: ErrorCode[] = PLATFORM_TRANSPORT.filter((c) => c !== 'NOT_ACCEP
 export function graphiqlOperations(): Operation[] {
   return [
     {
-      id: 'graphiql.asset',
+      id: 'graphql.asset',
       method: 'GET',
       path: GRAPHIQL_ASSET_PATH,
       kind: 'platform',

@@ -1,4 +1,4 @@
-// GraphiQL at `GET /graphql` for a browser (issue 29.7): which requests get the page instead of the endpoint, the page's handler, and its files' (graphiql.asset), every byte prepared at start.
+// GraphiQL at `GET /graphql` for a browser (issue 29.7): which requests get the page instead of the endpoint, the page's handler, and its files' (graphql.asset), every byte prepared at start.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { AppError } from '../../errors/app-error.js';
@@ -12,7 +12,7 @@ import { checkQuery, FINGERPRINTED_CACHE, NAMED_CACHE, PAGE_CACHE, send } from '
 import { limitIp } from '../transport/auth-hooks.js';
 import type { RouteSpec } from '../routes/operation-routes.js';
 
-/** GraphQL's media types first: a tie (Accept of any type, or naming JSON and HTML alike) stays the endpoint's, as today. */
+/** GraphQL's media types first: Accept of any type (a tie among all three) stays the endpoint's, as today; between named types of equal weight Accept's order decides (Negotiator). */
 const CANDIDATES = ['application/json', 'application/graphql-response+json', 'text/html'];
 
 /**
@@ -43,7 +43,7 @@ export interface GraphiqlPage {
   handler: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>;
 }
 
-/** The page (served through graphql.query's route) and the graphiql.asset operation's handler. */
+/** The page (served through graphql.query's route) and the graphql.asset operation's handler. */
 export function graphiqlHandlers(deps: HttpDeps, files: GraphiqlFiles = readGraphiqlFiles()): { page: GraphiqlPage; routes: Record<string, RouteSpec> } {
   const missing = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'GraphiQL is not part of this build of the server (its log says where it was looked for).');
   // The paths go to the operator's log, not to anonymous clients.
@@ -75,5 +75,5 @@ export function graphiqlHandlers(deps: HttpDeps, files: GraphiqlFiles = readGrap
     },
   };
 
-  return { page, routes: { 'graphiql.asset': assetRoute } };
+  return { page, routes: { 'graphql.asset': assetRoute } };
 }
