@@ -37,6 +37,15 @@ export const GRAPHQL_RESPONSE: JsonSchema = {
   },
 };
 
+/** The page a browser gets (src/http/graphql/graphiql-routes.ts): public, served whole by this server. */
+const GRAPHIQL_PAGE: JsonSchema = {
+  type: 'string',
+  description: 'GraphiQL, an in-browser GraphQL IDE, as HTML (text/html): its scripts and styles come from `/graphql/assets/`, never from another host.',
+};
+
+const GRAPHIQL_NOTE =
+  'Without a `query` parameter (or any other) and with an `Accept` that prefers `text/html` (a browser), the answer is the GraphiQL page instead: public (no credentials needed to load it; its requests carry the browser’s session, or the headers typed into its Headers tab), with a strong ETag. HEAD answers as GET.';
+
 /** Codes a GraphQL error may carry about the request as a whole: errors of a field are any code of the catalog. */
 const REQUEST: ErrorCode[] = ['UNAUTHENTICATED', 'RATE_LIMITED', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_COMPLEX', 'PERSISTED_QUERY_NOT_FOUND'];
 
@@ -79,7 +88,7 @@ export function graphqlOperations(): Operation[] {
       input: {
         query: {
           type: 'object',
-          required: ['query'],
+          // Absent: a browser gets the GraphiQL page (below); any other client 400.
           properties: {
             ...PARAMS,
             variables: { type: 'string', description: 'The variables, as JSON text.' },
@@ -87,10 +96,13 @@ export function graphqlOperations(): Operation[] {
           },
         },
       },
-      output: { 200: GRAPHQL_RESPONSE },
+      produces: [...GRAPHQL_MEDIA_TYPES, 'text/html'],
+      successContent: { 'text/html': GRAPHIQL_PAGE },
+      // 304: the GraphiQL page revalidated by its ETag; a GraphQL answer is never 304.
+      output: { 200: GRAPHQL_RESPONSE, 304: null },
       errors: [...TRANSPORT, ...REQUEST, 'METHOD_NOT_ALLOWED'],
-      summary: 'A GraphQL query',
-      description: `${DESCRIPTION} GET runs queries only: a mutation is 405 and runs nothing.`,
+      summary: 'A GraphQL query, or GraphiQL in a browser',
+      description: `${DESCRIPTION} GET runs queries only: a mutation is 405 and runs nothing. ${GRAPHIQL_NOTE}`,
     },
     {
       ...common,

@@ -48,6 +48,11 @@ export interface Operation {
    * `application/graphql-response+json` (GraphQL over HTTP §6.4.2).
    */
   errorContent?: Record<string, JsonSchema>;
+  /**
+   * Success bodies of a `produces` type that are not the output's schema, by media type: the GraphiQL page
+   * (`text/html`) that `GET /graphql` answers a browser.
+   */
+  successContent?: Record<string, JsonSchema>;
   /** A short title for documentation; the description's first sentence when absent. */
   summary?: string;
   /** Every error code the operation can answer with (each has its status in the error catalog). */

@@ -101,7 +101,7 @@ function successContent(op: Operation, schema: JsonSchema, ctx: OperationContext
           description: op.streamDescription ?? 'Server-Sent Events: `id`, `event` (the type) and `data` (the event as JSON) per event; resumes after `Last-Event-ID`.',
         },
       };
-    } else content[type] = { schema };
+    } else content[type] = { schema: op.successContent?.[type] ?? schema };
   }
   if (ctx.vendorType && types.includes('application/json')) content[ctx.vendorType] = { schema };
   return content;

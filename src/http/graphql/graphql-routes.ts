@@ -10,6 +10,7 @@ import { authHook, csrfHook } from '../transport/auth-hooks.js';
 import type { HttpDeps } from '../deps.js';
 import { factHeaders } from '../rendering/error-facts.js';
 import { loggableUrl } from '../transport/loggable-url.js';
+import { graphiqlHandlers, wantsGraphiql } from './graphiql-routes.js';
 import type { RouteSpec } from '../routes/operation-routes.js';
 import { wantsEventStream } from '../routes/event-routes.js';
 import type { EngineRequest } from '../../graphql/engine.js';
@@ -67,11 +68,14 @@ function refuse(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, er
     .send(body);
 }
 
-/** The handlers of `graphql.query` (GET) and `graphql.execute` (POST) (src/catalog/graphql-operations.ts). */
+/** The handlers of `graphql.query` (GET) and `graphql.execute` (POST) (src/catalog/graphql-operations.ts), and GraphiQL's (graphiql-routes.ts). */
 export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
+  // A browser's GET gets the public GraphiQL page instead (wantsGraphiql); every other request is the endpoint's.
+  const graphiql = graphiqlHandlers(deps);
   const onRequest: RouteSpec['onRequest'] = async (request, reply) => {
+    if (wantsGraphiql(request)) return graphiql.page.onRequest(request, reply);
     try {
       await auth(request, reply);
     } catch (err) {
@@ -87,6 +91,7 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   };
   const stream = graphqlStreamHandler(deps);
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    if (wantsGraphiql(request)) return graphiql.page.handler(request, reply);
     const post = request.method === 'POST';
     // GraphQL over HTTP §5.1: POST bodies are JSON; a form could be posted by any page of another site.
     if (post && request.bodyFormat === 'form') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a GraphQL request as application/json.');
@@ -119,5 +124,6 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   return {
     'graphql.query': { onRequest, handler },
     'graphql.execute': { onRequest, preHandler, handler },
+    ...graphiql.routes,
   };
 }

@@ -11,16 +11,16 @@ import type { RouteSpec } from './operation-routes.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** The page changes with a release only; it names its assets by fingerprint, so a short life costs one revalidation. */
-const PAGE_CACHE = 'public, max-age=300';
+export const PAGE_CACHE = 'public, max-age=300';
 /** An asset asked for by its current fingerprint: those bytes for good (RFC 9111 §5.2.2.1, RFC 8246 immutable). */
-const FINGERPRINTED_CACHE = 'public, max-age=31536000, immutable';
+export const FINGERPRINTED_CACHE = 'public, max-age=31536000, immutable';
 /** An asset asked for by its name alone (or an older page's fingerprint): the name may mean other bytes after an upgrade. */
-const NAMED_CACHE = 'public, max-age=300';
+export const NAMED_CACHE = 'public, max-age=300';
 /** A version as the selector takes it (`2` or `v2`). */
 const SPELLING = /^v?([0-9]{1,6})$/;
 
 /** Sends `a` (or 304 when If-None-Match holds its ETag) with `cacheControl`. */
-function send(request: FastifyRequest, reply: FastifyReply, a: Asset, cacheControl: string): FastifyReply {
+export function send(request: FastifyRequest, reply: FastifyReply, a: Asset, cacheControl: string): FastifyReply {
   reply.header('etag', a.etag).header('cache-control', cacheControl);
   const ifNoneMatch = request.headers['if-none-match'];
   if (typeof ifNoneMatch === 'string' && ifNoneMatchHits(ifNoneMatch, a.etag)) return reply.code(304).send();
@@ -28,7 +28,7 @@ function send(request: FastifyRequest, reply: FastifyReply, a: Asset, cacheContr
 }
 
 /** 400 INVALID_QUERY naming every parameter but `allowed`, and any allowed one given twice. */
-function checkQuery(query: Record<string, unknown>, allowed: string): void {
+export function checkQuery(query: Record<string, unknown>, allowed: string): void {
   const details: ErrorDetail[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (key !== allowed) details.push({ field: key, message: 'is not a parameter of this page' });

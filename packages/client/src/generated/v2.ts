@@ -313,8 +313,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A GraphQL query
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. GET runs queries only: a mutation is 405 and runs nothing.
+     * A GraphQL query, or GraphiQL in a browser
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. GET runs queries only: a mutation is 405 and runs nothing. Without a `query` parameter (or any other) and with an `Accept` that prefers `text/html` (a browser), the answer is the GraphiQL page instead: public (no credentials needed to load it; its requests carry the browser’s session, or the headers typed into its Headers tab), with a strong ETag. HEAD answers as GET.
      */
     get: operations['graphql.query'];
     put?: never;
@@ -323,6 +323,26 @@ export interface paths {
      * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.
      */
     post: operations['graphql.execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/graphql/assets/{asset}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the GraphiQL page
+     * @description A script, style sheet or licence the GraphiQL page (`GET /graphql` from a browser) loads: React, ReactDOM, GraphiQL, their licences and the page’s own script and style. Public; a strong ETag.
+     */
+    get: operations['graphql.asset'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -4361,9 +4381,9 @@ export interface operations {
   };
   'graphql.query': {
     parameters: {
-      query: {
+      query?: {
         /** @description The GraphQL document. */
-        query: string;
+        query?: string;
         /** @description Which operation of the document to run, when it has several. */
         operationName?: string;
         /** @description The variables, as JSON text. */
@@ -4437,8 +4457,21 @@ export interface operations {
               }
             | unknown
             | unknown;
-          'text/event-stream': string;
+          'text/html': string;
         };
+      };
+      /** @description Not Modified */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['Error400_3'];
       401: components['responses']['Error401_3'];
@@ -4557,6 +4590,66 @@ export interface operations {
       431: components['responses']['Error431_3'];
       500: components['responses']['Error500_3'];
       503: components['responses']['Error503_3'];
+    };
+  };
+  'graphql.asset': {
+    parameters: {
+      query?: {
+        /** @description The fingerprint the GraphiQL page puts on the URL: with the current one the file is cacheable for a year. */
+        v?: string;
+      };
+      header?: {
+        'If-None-Match'?: string;
+      };
+      path: {
+        asset:
+          | 'react.production.min.js'
+          | 'react-dom.production.min.js'
+          | 'graphiql.min.js'
+          | 'graphiql.min.css'
+          | 'react.LICENSE'
+          | 'react-dom.LICENSE'
+          | 'graphiql.LICENSE'
+          | 'graphiql-page.js'
+          | 'graphiql-page.css';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+          'text/css': string;
+          'text/plain': string;
+        };
+      };
+      /** @description Not Modified */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['Error400'];
+      404: components['responses']['Error404_2'];
+      408: components['responses']['Error408'];
+      414: components['responses']['Error414'];
+      429: components['responses']['Error429'];
+      431: components['responses']['Error431'];
+      500: components['responses']['Error500'];
+      503: components['responses']['Error503'];
     };
   };
   'v2.users.list': {
