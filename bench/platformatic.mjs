@@ -29,19 +29,20 @@
 // BENCH_CONNECTIONS (default 64 here), BENCH_CLIENT (wrk or autocannon; default wrk when on PATH),
 // BENCH_PG_URL (default postgres://postgres@127.0.0.1:5432) and BENCH_PLATFORMATIC_VERSION (exact, default 2.61.0).
 import { Buffer } from 'node:buffer';
-import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { openCanonStore, reportProfile, seedProducts, startCanon } from './lib/canon.mjs';
-import { busyBetween, coreTimes, cpuSecondsBetween, cpuSecondsByName, cpuSecondsOf, setUpPinning } from './lib/cpu.mjs';
-import { measure, quietWait } from './lib/load.mjs';
+import { cpuSecondsBetween, cpuSecondsByName, setUpPinning } from './lib/cpu.mjs';
+import { measure } from './lib/load.mjs';
 import { CLIENT_CORE, CORES, CPU_MODEL, RESULTS_DIR, ROOT, fmt, intFromEnv, settings } from './lib/options.mjs';
 import { createDatabase, withClient } from './lib/pg.mjs';
 import { PLATFORMATIC_READY_PATH, installPlatformatic, sqliteConnectionString, startPlatformatic } from './lib/platformatic.mjs';
-import { assertAlive, childEnv, freePort, makeTempDir, request, runMain, startServer, stopServer, waitUntilReady } from './lib/processes.mjs';
+import { childEnv, makeTempDir, request, runMain, startServer, startServers } from './lib/processes.mjs';
 import { median, packageVersion, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
+import { ID_SLOT, OFFSET_SLOT, interleavedWrk, measureWithWrk, wrkProblems } from './lib/wrk-lua.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'platformatic.json');
 const BARE_SERVER = path.join(ROOT, 'bench/baselines/bare-http.mjs');
@@ -99,9 +100,7 @@ const PLATFORMATIC = {
   // makes them itself; created_at and updated_at are filled by Platformatic's autoTimestamp (its default).
   body: (id) => ({ id, version: 1, name: 'Bench create', description: 'Created by the benchmark.', priceAmount: 4900, priceCurrency: 'EUR', status: 'active', tags: '["coffee"]' }),
 };
-const ID_SLOT = '00000000-0000-4000-8000-000000000000';
-/** In a rotating load's path, where wrk writes each request's offset (offsetCold: a page neither server has served lately). */
-const OFFSET_SLOT = '__OFFSET__';
+// offsetCold's path holds OFFSET_SLOT (a page neither server has served lately), create's body ID_SLOT (bench/lib/wrk-lua.mjs).
 const withOffsetSlot = (p) => p.replace(`offset=${OFFSET}`, `offset=${OFFSET_SLOT}`);
 
 const KINDS = [
@@ -238,174 +237,13 @@ async function prepareBare(base) {
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The client: wrk pinned to the client core (a Lua script sets method, headers and body, gives each POST to
-// Platformatic a fresh id, and prints the summary as JSON), or autocannon in this process.
+// The client: wrk pinned to the client core (bench/lib/wrk-lua.mjs: a Lua script sets method, headers and body,
+// gives each POST to Platformatic a fresh id, and prints the summary as JSON), or autocannon in this process.
 
-const luaString = (s) => {
-  if (s.includes(']==]')) throw new Error('string not representable in the wrk script');
-  return `[==[${s}]==]`;
-};
-
-function wrkScript(dir, l) {
-  const lines = [`wrk.method = ${luaString(l.method)}`];
-  for (const [name, value] of Object.entries(l.headers)) lines.push(`wrk.headers[ ${luaString(name)} ] = ${luaString(value)}`);
-  if (l.body !== undefined && !l.uniqueId) lines.push(`wrk.body = ${luaString(l.body)}`);
-  if (l.rotate) {
-    // Offsets k·37 mod n: a cycle through every offset (37 is prime to n unless n is a multiple of 37).
-    const u = new URL(l.url);
-    const [before, after] = `${u.pathname}${u.search}`.split(OFFSET_SLOT);
-    lines.push(
-      'local counter = 0',
-      `local before = ${luaString(before)}`,
-      `local after = ${luaString(after)}`,
-      'request = function()',
-      '  counter = counter + 1',
-      `  return wrk.format(nil, before .. tostring((counter * 37) % ${l.rotate}) .. after)`,
-      'end',
-    );
-  }
-  if (l.uniqueId) {
-    // A UUID-shaped id per request: a random prefix for this wrk process, then a counter.
-    const [before, after] = l.body.split(ID_SLOT);
-    const h = randomBytes(8).toString('hex');
-    const prefix = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(12, 15)}-8${h.slice(15, 16)}${randomBytes(1).toString('hex')}-`;
-    lines.push(
-      'local counter = 0',
-      `local before = ${luaString(`${before}${prefix}`)}`,
-      `local after = ${luaString(after)}`,
-      'request = function()',
-      '  counter = counter + 1',
-      '  return wrk.format(nil, nil, nil, before .. string.format("%012x", counter) .. after)',
-      'end',
-    );
-  }
-  lines.push(
-    'done = function(summary, latency, requests)',
-    '  local e = summary.errors',
-    '  io.write(string.format("CANON_BENCH_WRK {\\"requests\\":%d,\\"duration_us\\":%d,\\"bytes\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"status\\":%d,\\"timeout\\":%d,\\"mean_us\\":%.3f,\\"p50_us\\":%d,\\"p90_us\\":%d,\\"p99_us\\":%d,\\"p999_us\\":%d,\\"max_us\\":%d}\\n",',
-    '    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,',
-    '    latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max))',
-    'end',
-  );
-  const file = path.join(dir, `wrk-${randomBytes(6).toString('hex')}.lua`);
-  writeFileSync(file, `${lines.join('\n')}\n`);
-  return file;
-}
-
-const CLOCK_TICKS = (() => {
-  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim());
-  return Number.isInteger(ticks) && ticks > 0 ? ticks : 100;
-})();
-
-/**
- * CPU seconds of this process plus its reaped children (utime, stime, cutime, cstime from /proc/self/stat): wrk's
- * time is added when it exits, the servers' never (they outlive every measured run).
- */
-function clientCpuSeconds() {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
-/** One wrk run of `seconds`, bounded in time; returns its summary. */
-function runWrk(l, seconds, { pinned, dir }) {
-  const script = wrkScript(dir, l);
-  const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', `${REQUEST_TIMEOUT_MS / 1000}s`, '-s', script, l.url];
-  const [command, argv] = pinned ? ['taskset', ['-c', CLIENT_CORE, 'wrk', ...args]] : ['wrk', args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c) => (out = (out + c.toString()).slice(-16_384)));
-    child.stderr.on('data', (c) => (out = (out + c.toString()).slice(-16_384)));
-    const limit = (seconds + REQUEST_TIMEOUT_MS / 1000 + 30) * 1000;
-    const timer = setTimeout(() => child.kill('SIGKILL'), limit);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`wrk could not be started: ${err.message}`));
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      const line = /^CANON_BENCH_WRK (\{.*\})$/m.exec(out)?.[1];
-      if (code !== 0 || !line) return reject(new Error(`${command} ${argv.join(' ')} failed (exit ${code}, signal ${signal}, limit ${limit / 1000} s):\n${out}`));
-      const s = JSON.parse(line);
-      resolve({ ...s, seconds: s.duration_us / 1e6, perSecond: s.requests / (s.duration_us / 1e6) });
-    });
-  });
-}
-
-/** Warm-up, quiet wait, then a measured wrk run with CPU accounting; shaped as load.mjs's measure() results. */
-async function measureWithWrk(server, l, { label, pinned, dir, extraCpu, idle = [] }) {
-  if (settings.warmup > 0) {
-    process.stdout.write(`bench: ${label}: warm-up ${settings.warmup} s ... `);
-    console.log(`${fmt((await runWrk(l, settings.warmup, { pinned, dir })).perSecond)} req/s`);
-  }
-  const quiet = await quietWait();
-  process.stdout.write(`bench: ${label}: measuring ${settings.duration} s with ${CONNECTIONS} connections ... `);
-  const serverBefore = cpuSecondsOf(server.child.pid);
-  const idleBefore = idle.map((s) => cpuSecondsOf(s.child.pid));
-  const clientBefore = clientCpuSeconds();
-  const extraBefore = extraCpu?.sample();
-  const coresBefore = coreTimes();
-  const wallBefore = process.hrtime.bigint();
-  const w = await runWrk(l, settings.duration, { pinned, dir });
-  const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
-  const serverAfter = cpuSecondsOf(server.child.pid);
-  const clientAfter = clientCpuSeconds();
-  const idleSeconds = idle.reduce((sum, s, i) => sum + ((cpuSecondsOf(s.child.pid) ?? 0) - (idleBefore[i] ?? 0)), 0);
-  const coresAfter = coreTimes();
-  const extraSeconds = extraCpu ? extraCpu.seconds(extraBefore, extraCpu.sample()) : undefined;
-  console.log(`${fmt(w.perSecond)} req/s`);
-  assertAlive(server, 'during the run');
-  const serverShare = serverBefore === undefined || serverAfter === undefined ? null : (serverAfter - serverBefore) / wallSeconds;
-  // wrk runs in its own process: once reaped, its CPU time counts in this process's cutime and cstime.
-  const clientCore = clientBefore === undefined || clientAfter === undefined ? null : (clientAfter - clientBefore) / wallSeconds;
-  const cpu = {
-    wallSeconds,
-    server: serverShare,
-    client: clientCore,
-    ...(extraCpu ? { [extraCpu.name]: extraSeconds === undefined ? null : extraSeconds / wallSeconds } : {}),
-    other: null,
-    steal: null,
-  };
-  if (coresBefore && coresAfter && serverShare !== null) {
-    const { busy, steal } = busyBetween(coresBefore, coresAfter);
-    cpu.other = Math.max(0, busy / wallSeconds - serverShare - (clientCore ?? 0) - (extraCpu ? (cpu[extraCpu.name] ?? 0) : 0));
-    cpu.steal = steal / wallSeconds;
-  }
-  const failed = w.connect + w.read + w.write;
-  return {
-    label,
-    url: l.url,
-    method: l.method,
-    command: server.command,
-    quietBeforeRun: quiet,
-    requestsPerSecond: { average: w.perSecond, stddev: null },
-    latencyMs: { mean: w.mean_us / 1000, p50: w.p50_us / 1000, p90: w.p90_us / 1000, p99: w.p99_us / 1000, p999: w.p999_us / 1000, max: w.max_us / 1000 },
-    cpuUtilisation: cpu,
-    serverCpuMicrosPerRequest: serverShare === null || w.requests === 0 ? null : ((serverAfter - serverBefore) * 1e6) / w.requests,
-    throughputBytesPerSecond: w.bytes / w.seconds,
-    totalRequests: w.requests,
-    // wrk counts answers that are neither 2xx nor 3xx; the exact status was checked before the run.
-    '2xx': w.requests - w.status,
-    non2xx: w.status,
-    errors: failed,
-    timeouts: w.timeout,
-    wrkErrors: { connect: w.connect, read: w.read, write: w.write, status: w.status, timeout: w.timeout },
-    durationSeconds: w.seconds,
-    // The other servers of the repeat wait on the same core meanwhile; what they used (a fraction of one core).
-    idleServersCpu: idleSeconds / wallSeconds,
-    expectedStatus: l.status,
-    // wrk does not say which statuses it got: the server's own last words may.
-    ...(w.status > 0 ? { serverOutputTail: server.output().slice(-2000) } : {}),
-  };
-}
+const WRK_OPTIONS = { connections: CONNECTIONS, timeoutSeconds: REQUEST_TIMEOUT_MS / 1000 };
 
 function measureOne(server, l, opts) {
-  if (CLIENT.kind === 'wrk') return measureWithWrk(server, l, opts);
+  if (CLIENT.kind === 'wrk') return measureWithWrk(server, l, { ...opts, ...WRK_OPTIONS });
   const autocannonLoad = { url: l.url, headers: l.headers, connections: CONNECTIONS, method: l.method, ...(l.body !== undefined ? { body: l.body } : {}) };
   if (l.uniqueId) {
     const [before, after] = l.body.split(ID_SLOT);
@@ -415,34 +253,13 @@ function measureOne(server, l, opts) {
 }
 
 function problemsOfRun(r) {
-  if (CLIENT.kind === 'autocannon') return problemsOf(r, r.expectedStatus);
-  const problems = [];
-  if (r['2xx'] === 0) problems.push(`${r.label}: no 2xx responses at all`);
-  if (r.non2xx !== 0) problems.push(`${r.label}: ${r.non2xx} responses that were not 2xx/3xx`);
-  if (r.errors !== 0 || r.timeouts !== 0) problems.push(`${r.label}: socket errors ${JSON.stringify(r.wrkErrors)}`);
-  return problems;
+  return CLIENT.kind === 'autocannon' ? problemsOf(r, r.expectedStatus) : wrkProblems(r);
 }
 
 // ---------------------------------------------------------------------------------------------------
 // Servers: started one by one (each on a free port, each waited for), all on the server core, stopped together.
 
-async function withServers(specs, fn) {
-  const running = [];
-  const handles = {};
-  try {
-    for (const spec of specs) {
-      const port = await freePort();
-      const base = `http://127.0.0.1:${port}`;
-      const server = spec.start(port);
-      running.push(server);
-      await waitUntilReady(server, base, spec.readyPath ?? '/healthz', READY_TIMEOUT_MS);
-      handles[spec.key] = { server, base, config: server.config };
-    }
-    return await fn(handles);
-  } finally {
-    for (const server of running.reverse()) await stopServer(server);
-  }
-}
+const withServers = (specs, fn) => startServers(specs, fn, READY_TIMEOUT_MS);
 
 const SERVER_LABELS = { canon: 'Canon', platformatic: 'Platformatic DB', bare: 'bare node:http', canonNormal: 'Canon synchronous=NORMAL' };
 
@@ -488,24 +305,14 @@ const BARE_SLICES = intFromEnv('BENCH_BARE_SLICES', 6, 0, 50);
  * Every slice must be free of errors and non-2xx answers.
  */
 async function interleavedOverBare(handles, loads, { part, repeat, pinned, dir }) {
-  const seconds = Math.max(1, Math.round(settings.duration / 2));
-  const acc = { canon: { requests: 0, seconds: 0, slices: [] }, bare: { requests: 0, seconds: 0, slices: [] } };
-  for (let i = 0; i < BARE_SLICES * 2; i++) {
-    const pair = Math.floor(i / 2);
-    const who = ((i % 2) ^ (pair % 2)) === 0 ? 'canon' : 'bare';
-    const w = await runWrk(loads[who].byId, seconds, { pinned, dir });
-    const failed = w.status + w.timeout + w.connect + w.read + w.write;
-    if (failed > 0) throw new Error(`${part} r${repeat}: interleaved GET by id on ${who}: ${failed} failed or non-2xx requests`);
-    assertAlive(handles[who].server, 'during the interleaved slices');
-    acc[who].requests += w.requests;
-    acc[who].seconds += w.seconds;
-    acc[who].slices.push(Math.round(w.perSecond));
-  }
-  const rate = (who) => acc[who].requests / acc[who].seconds;
-  console.log(
-    `bench: ${part} r${repeat}: GET by id interleaved, ${BARE_SLICES} slices of ${seconds} s each: Canon ${fmt(rate('canon'))} req/s (${acc.canon.slices.map((x) => fmt(x)).join(', ')}), bare ${fmt(rate('bare'))} req/s (${acc.bare.slices.map((x) => fmt(x)).join(', ')})`,
+  const r = await interleavedWrk(
+    [
+      { key: 'canon', server: handles.canon.server, load: loads.canon.byId },
+      { key: 'bare', server: handles.bare.server, load: loads.bare.byId },
+    ],
+    { slices: BARE_SLICES, seconds: Math.max(1, Math.round(settings.duration / 2)), label: `${part} r${repeat}: GET by id`, pinned, dir, ...WRK_OPTIONS },
   );
-  return { canon: rate('canon'), bare: rate('bare'), slices: { canon: acc.canon.slices, bare: acc.bare.slices }, ratio: rate('canon') / rate('bare') };
+  return { canon: r.canon.requestsPerSecond, bare: r.bare.requestsPerSecond, slices: { canon: r.canon.slices, bare: r.bare.slices }, ratio: r.ratio };
 }
 
 function ratiosOf(results) {

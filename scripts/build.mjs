@@ -1,4 +1,4 @@
-// Builds dist/ with tsc and copies the /docs renderer into dist/assets; with --if-stale (npm start) only when an input changed since the last build, so a start with nothing changed skips tsc.
+// Builds dist/ with tsc and copies the /docs renderer and GraphiQL into dist/assets; with --if-stale (npm start) only when an input changed since the last build, so a start with nothing changed skips tsc.
 //
 // Why not tsc's own check: even with nothing to do, an incremental `tsc -p` parses and type-checks every file
 // (about 10 s here) and `tsc -b` still loads the compiler and hashes every input (about 1.5 s). This reads no
@@ -36,10 +36,24 @@ const CLIENT_ENTRY = join(CLIENT, 'dist', 'index.js');
  */
 const ASSETS = join(ROOT, 'dist', 'assets');
 const RENDERER = [
-  ['bundles/redoc.standalone.js', 'redoc.standalone.js'],
-  ['bundles/redoc.standalone.js.LICENSE.txt', 'redoc.standalone.js.LICENSE.txt'],
-  ['LICENSE', 'redoc.LICENSE'],
+  ['redoc/bundles/redoc.standalone.js', 'redoc.standalone.js'],
+  ['redoc/bundles/redoc.standalone.js.LICENSE.txt', 'redoc.standalone.js.LICENSE.txt'],
+  ['redoc/LICENSE', 'redoc.LICENSE'],
 ];
+/**
+ * The GraphiQL page's files (src/http/rendering/graphiql-assets.ts GRAPHIQL_FILES): React, ReactDOM and GraphiQL's
+ * browser builds and licences, from the graphiql, react and react-dom devDependencies, for the same reason.
+ */
+const GRAPHIQL = [
+  ['react/umd/react.production.min.js', 'react.production.min.js'],
+  ['react-dom/umd/react-dom.production.min.js', 'react-dom.production.min.js'],
+  ['graphiql/graphiql.min.js', 'graphiql.min.js'],
+  ['graphiql/graphiql.min.css', 'graphiql.min.css'],
+  ['react/LICENSE', 'react.LICENSE'],
+  ['react-dom/LICENSE', 'react-dom.LICENSE'],
+  ['graphiql/LICENSE', 'graphiql.LICENSE'],
+];
+const COPIED = [...RENDERER, ...GRAPHIQL];
 
 function walk(dir, out) {
   let entries;
@@ -71,7 +85,7 @@ function fingerprint(root) {
 
 function current(print) {
   try {
-    return existsSync(ENTRY) && existsSync(CLIENT_ENTRY) && RENDERER.every(([, to]) => existsSync(join(ASSETS, to))) && readFileSync(STAMP, 'utf8') === print;
+    return existsSync(ENTRY) && existsSync(CLIENT_ENTRY) && COPIED.every(([, to]) => existsSync(join(ASSETS, to))) && readFileSync(STAMP, 'utf8') === print;
   } catch (err) {
     if (err.code === 'ENOENT') return false;
     throw err;
@@ -90,14 +104,19 @@ function main() {
     if (result.error) throw result.error;
     if (result.status !== 0) return result.status ?? 1;
   }
-  const redoc = join(ROOT, 'node_modules', 'redoc');
-  const absent = RENDERER.filter(([from]) => !existsSync(join(redoc, from)));
-  if (absent.length > 0) {
-    console.error(`build: the /docs renderer is missing (${absent.map(([from]) => join(redoc, from)).join(', ')}); install the dev dependencies (npm ci)`);
-    return 1;
+  const modules = join(ROOT, 'node_modules');
+  for (const [files, what] of [
+    [RENDERER, 'the /docs renderer'],
+    [GRAPHIQL, 'GraphiQL'],
+  ]) {
+    const absent = files.filter(([from]) => !existsSync(join(modules, from)));
+    if (absent.length > 0) {
+      console.error(`build: ${what} is missing (${absent.map(([from]) => join(modules, from)).join(', ')}); install the dev dependencies (npm ci)`);
+      return 1;
+    }
   }
   mkdirSync(ASSETS, { recursive: true });
-  for (const [from, to] of RENDERER) copyFileSync(join(redoc, from), join(ASSETS, to));
+  for (const [from, to] of COPIED) copyFileSync(join(modules, from), join(ASSETS, to));
   mkdirSync(dirname(STAMP), { recursive: true });
   writeFileSync(STAMP, print);
   return 0;

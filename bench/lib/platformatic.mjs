@@ -106,12 +106,13 @@ function walSynchronousDefault(dir) {
  * The configuration: REST (OpenAPI) over the `products` table only (Canon's other tables are not exposed; some have
  * primary keys Platformatic does not support), logging at warn like Canon's CANON_LOG_LEVEL=warn, no file watching.
  * Everything else is Platformatic's default: GraphQL on, no authorization, default limits (max 100), no metrics.
+ * `include`: the tables exposed (another benchmark gives Platformatic a database of its own with its tables).
  */
-export function platformaticConfig({ port, connectionString, version = PLATFORMATIC_VERSION }) {
+export function platformaticConfig({ port, connectionString, version = PLATFORMATIC_VERSION, include = { products: true } }) {
   return {
     $schema: `https://schemas.platformatic.dev/@platformatic/db/${version}.json`,
     server: { hostname: '127.0.0.1', port, logger: { level: 'warn' } },
-    db: { connectionString, include: { products: true } },
+    db: { connectionString, include },
     watch: false,
   };
 }
@@ -126,9 +127,9 @@ export function sqliteConnectionString(file) {
  * threads share the affinity). Wait for it with waitUntilReady(server, base, PLATFORMATIC_READY_PATH); stop it with
  * stopServer (SIGTERM, which Platformatic handles with close-with-grace). Returns startServer's handle plus `config`.
  */
-export function startPlatformatic(port, { install, connectionString, pinned, name = 'Platformatic DB' }) {
+export function startPlatformatic(port, { install, connectionString, pinned, name = 'Platformatic DB', include }) {
   const dir = makeTempDir('canon-bench-platformatic-config-');
-  const config = platformaticConfig({ port, connectionString, version: install.versions['@platformatic/db'] });
+  const config = platformaticConfig({ port, connectionString, version: install.versions['@platformatic/db'], ...(include ? { include } : {}) });
   const file = path.join(dir, 'platformatic.json');
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   const server = startServer(name, install.entry, ['start', '-c', file], childEnv({}), pinned);

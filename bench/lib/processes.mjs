@@ -215,3 +215,25 @@ export async function withServer(start, fn, { readyPath = '/healthz', readyTimeo
     await stopServer(server);
   }
 }
+
+/**
+ * Starts servers one by one (each on a free port, each waited for on its `readyPath`, /healthz by default), runs
+ * `fn(handles)` with `{ [key]: { server, base, config } }`, and always stops them all. `specs`: [{ key, start(port), readyPath? }].
+ */
+export async function startServers(specs, fn, readyTimeoutMs = READY_TIMEOUT_MS) {
+  const running = [];
+  const handles = {};
+  try {
+    for (const spec of specs) {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      const server = spec.start(port);
+      running.push(server);
+      await waitUntilReady(server, base, spec.readyPath ?? '/healthz', readyTimeoutMs);
+      handles[spec.key] = { server, base, config: server.config };
+    }
+    return await fn(handles);
+  } finally {
+    for (const server of running.reverse()) await stopServer(server);
+  }
+}

@@ -1,5 +1,9 @@
 // Load generation with wrk (C, epoll): for large responses, where autocannon's JavaScript client uses its whole core before the server does.
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * Why a second load generator: autocannon parses every response in JavaScript, so a 13 KB answer costs the
@@ -44,10 +48,23 @@ function parse(out, duration) {
   };
 }
 
+/**
+ * A Lua script giving every request `load.method` and `load.body` (wrk sends GETs without one), written once per
+ * distinct pair into the temporary directory. The body goes in as a Lua long string, which needs no escaping.
+ */
+function requestScript(load) {
+  const text = `wrk.method = ${JSON.stringify(load.method ?? 'GET')}\nwrk.body = [==[${load.body ?? ''}]==]\n`;
+  if (text.split(']==]').length > 2) throw new Error('a wrk request body may not contain ]==]');
+  const file = path.join(os.tmpdir(), `canon-bench-wrk-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.lua`);
+  if (!existsSync(file)) writeFileSync(file, text);
+  return file;
+}
+
 /** One wrk run of `seconds` with `load.connections` connections on one thread (the client's core). */
 export function runWrk(title, load, seconds, connections) {
   const args = ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', `${load.timeout ?? 10}s`];
   for (const [name, value] of Object.entries(load.headers ?? {})) args.push('-H', `${name}: ${value}`);
+  if (load.method !== undefined || load.body !== undefined) args.push('-s', requestScript(load));
   args.push(load.url);
   return new Promise((resolve, reject) => {
     const child = spawn('sh', ['-c', WRAPPER, 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,6 +4,7 @@ import type { Operation } from './operation.js';
 import { documentOperations, platformOperations } from './platform-operations.js';
 import { docsOperations } from './docs-operations.js';
 import { graphqlOperations } from './graphql-operations.js';
+import { graphiqlOperations } from './graphiql-operations.js';
 import { resourceOperations } from './resource-operations.js';
 
 export class Catalog {
@@ -70,6 +71,7 @@ export function buildCatalog(model: CompiledModel): Catalog {
     ...documentOperations(model.versions.map((v) => v.name)),
     ...docsOperations(model.versions.map((v) => v.name)),
     ...graphqlOperations(),
+    ...graphiqlOperations(),
     ...model.versions.flatMap((v) => resourceOperations(model, v)),
   ]);
 }

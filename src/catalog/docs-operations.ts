@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors/catalog.js';
 import type { Operation } from './operation.js';
 import { TRANSPORT as PLATFORM_TRANSPORT } from './platform-operations.js';
 import { MIGRATION_GUIDE_PATH } from './platform-operations.js';
+import { GRAPHIQL_ASSET_PATH } from './graphiql-operations.js';
 
 export const DOCS_PAGE_PATH = '/docs';
 export const DOCS_ASSET_PATH = '/docs/assets/:asset';
@@ -10,9 +11,10 @@ export const DOCS_CHANGELOG_PATH = '/docs/changelog';
 
 /**
  * The documentation paths: pages for people, answered in their own media type whatever Accept says (like a
- * migration guide), so a browser's `Accept: text/html` is not 406.
+ * migration guide), so a browser's `Accept: text/html` is not 406. GraphiQL's files too; its page is `/graphql`'s
+ * (src/http/graphql/graphiql-routes.ts wantsGraphiql).
  */
-export const DOCUMENTATION_PATHS: ReadonlySet<string> = new Set([DOCS_PAGE_PATH, DOCS_ASSET_PATH, DOCS_CHANGELOG_PATH, MIGRATION_GUIDE_PATH]);
+export const DOCUMENTATION_PATHS: ReadonlySet<string> = new Set([DOCS_PAGE_PATH, DOCS_ASSET_PATH, DOCS_CHANGELOG_PATH, MIGRATION_GUIDE_PATH, GRAPHIQL_ASSET_PATH]);
 
 /** The files under /docs/assets: the renderer (Redoc's standalone bundle, its licences) and the page's own script and style. */
 export const DOCS_ASSETS = ['redoc.standalone.js', 'redoc.standalone.js.LICENSE.txt', 'redoc.LICENSE', 'docs.js', 'docs.css'] as const;

@@ -37,6 +37,15 @@ export const GRAPHQL_RESPONSE: JsonSchema = {
   },
 };
 
+/** The page a browser gets (src/http/graphql/graphiql-routes.ts): public, served whole by this server. */
+const GRAPHIQL_PAGE: JsonSchema = {
+  type: 'string',
+  description: 'GraphiQL, an in-browser GraphQL IDE, as HTML (text/html): its scripts and styles come from `/graphql/assets/`, never from another host.',
+};
+
+const GRAPHIQL_NOTE =
+  'Without a `query` parameter (or any other) and with an `Accept` that prefers `text/html` (a browser), the answer is the GraphiQL page instead: public (no credentials needed to load it; its requests carry the browser’s session, or the headers typed into its Headers tab), with a strong ETag. HEAD answers as GET.';
+
 /** Codes a GraphQL error may carry about the request as a whole: errors of a field are any code of the catalog. */
 const REQUEST: ErrorCode[] = ['UNAUTHENTICATED', 'RATE_LIMITED', 'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'QUERY_TOO_COMPLEX', 'PERSISTED_QUERY_NOT_FOUND'];
 
@@ -49,7 +58,12 @@ const DESCRIPTION =
   'The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. ' +
   'Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under ' +
   '`application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. ' +
-  'A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body.';
+  'A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. ' +
+  'With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing.';
+
+const STREAM =
+  'GraphQL over Server-Sent Events (graphql-sse, distinct connections mode): a subscription’s events each as `id: <event id>`, `event: next`, `data: {"data":…}`, ' +
+  'resumed after `Last-Event-ID` (or the field’s `after`); any other operation as one `next`; then `event: complete`. Heartbeat comments as `/events`’ stream; the same stream caps (429).';
 
 export function graphqlOperations(): Operation[] {
   const common = {
@@ -58,7 +72,9 @@ export function graphqlOperations(): Operation[] {
     scopes: [],
     kind: 'platform' as const,
     path: GRAPHQL_PATH,
-    produces: GRAPHQL_MEDIA_TYPES,
+    // With `Accept: text/event-stream`: GraphQL over SSE (graphql-sse's distinct connections mode), subscriptions included.
+    produces: [...GRAPHQL_MEDIA_TYPES, 'text/event-stream'],
+    streamDescription: STREAM,
     // Under the newer media type a request refused before or instead of running answers in GraphQL's shape.
     errorContent: { 'application/graphql-response+json': GRAPHQL_RESPONSE },
   };
@@ -72,7 +88,7 @@ export function graphqlOperations(): Operation[] {
       input: {
         query: {
           type: 'object',
-          required: ['query'],
+          // Absent: a browser gets the GraphiQL page (below); any other client 400.
           properties: {
             ...PARAMS,
             variables: { type: 'string', description: 'The variables, as JSON text.' },
@@ -80,10 +96,13 @@ export function graphqlOperations(): Operation[] {
           },
         },
       },
-      output: { 200: GRAPHQL_RESPONSE },
+      produces: [...GRAPHQL_MEDIA_TYPES, 'text/html'],
+      successContent: { 'text/html': GRAPHIQL_PAGE },
+      // 304: the GraphiQL page revalidated by its ETag; a GraphQL answer is never 304.
+      output: { 200: GRAPHQL_RESPONSE, 304: null },
       errors: [...TRANSPORT, ...REQUEST, 'METHOD_NOT_ALLOWED'],
-      summary: 'A GraphQL query',
-      description: `${DESCRIPTION} GET runs queries only: a mutation is 405 and runs nothing.`,
+      summary: 'A GraphQL query, or GraphiQL in a browser',
+      description: `${DESCRIPTION} GET runs queries only: a mutation is 405 and runs nothing. ${GRAPHIQL_NOTE}`,
     },
     {
       ...common,
@@ -95,7 +114,12 @@ export function graphqlOperations(): Operation[] {
         headers: {
           type: 'object',
           properties: {
-            'idempotency-key': { type: 'string', minLength: 1, maxLength: 255, description: 'For a request carrying one mutation: a repeat gets the first response again.' },
+            'idempotency-key': {
+              type: 'string',
+              minLength: 1,
+              maxLength: 255,
+              description: 'For a request carrying mutations: they commit together, and a repeat gets the first response again.',
+            },
           },
         },
         body: {
@@ -110,9 +134,20 @@ export function graphqlOperations(): Operation[] {
         },
       },
       output: { 200: GRAPHQL_RESPONSE },
-      errors: [...TRANSPORT, 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE', 'INVALID_JSON', 'EXPECTATION_FAILED', 'CSRF_TOKEN_INVALID', ...REQUEST],
+      errors: [
+        ...TRANSPORT,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'PAYLOAD_TOO_LARGE',
+        'INVALID_JSON',
+        'EXPECTATION_FAILED',
+        'CSRF_TOKEN_INVALID',
+        ...REQUEST,
+        // The Idempotency-Key refuses the request as a whole (src/services/keyed-batch.ts), as REST's 409 and 422.
+        'IDEMPOTENCY_KEY_IN_USE',
+        'IDEMPOTENCY_KEY_REUSED',
+      ],
       summary: 'A GraphQL operation',
-      description: `${DESCRIPTION} A request carrying one mutation may send an Idempotency-Key.`,
+      description: `${DESCRIPTION} A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.`,
     },
   ];
 }

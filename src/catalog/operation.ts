@@ -41,11 +41,18 @@ export interface Operation {
   output: Record<number, JsonSchema | null>;
   /** The media types of the success body when not only JSON (`text/markdown`, `text/event-stream` beside JSON). */
   produces?: string[];
+  /** What a `text/event-stream` success body carries, when not the event stream of `/events`. */
+  streamDescription?: string;
   /**
    * Error bodies in media types besides the uniform JSON one (DESIGN §5), by media type: GraphQL's `{errors}` under
    * `application/graphql-response+json` (GraphQL over HTTP §6.4.2).
    */
   errorContent?: Record<string, JsonSchema>;
+  /**
+   * Success bodies of a `produces` type that are not the output's schema, by media type: the GraphiQL page
+   * (`text/html`) that `GET /graphql` answers a browser.
+   */
+  successContent?: Record<string, JsonSchema>;
   /** A short title for documentation; the description's first sentence when absent. */
   summary?: string;
   /** Every error code the operation can answer with (each has its status in the error catalog). */

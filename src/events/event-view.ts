@@ -3,15 +3,9 @@ import type { ApiVersion } from '../model/versions.js';
 import { translateDown } from '../model/versions.js';
 import type { StoredEvent } from '../store/types.js';
 
-export interface EventView {
-  id: string;
-  type: string;
-  sequence: number;
-  created_at: string;
-  api_version: string;
-  data: { object: Record<string, unknown> };
-  previous_attributes?: Record<string, unknown>;
-}
+import type { EventView } from '../model/event-shape.js';
+
+export type { EventView };
 
 /**
  * Payloads are stored in the newest shape; an older version sees them translated down like any response

@@ -50,6 +50,18 @@ export interface StreamOptions {
    */
   reauthorize: () => Promise<EventFilter | null>;
   onClose?: (reason: CloseReason) => void;
+  /**
+   * The frame of an event, when not the REST stream's (`frameOf`): a GraphQL subscription's `next` message
+   * (src/graphql/subscriptions.ts). Synchronous, so an event is framed in the step that decides to send it.
+   */
+  render?: (event: StoredEvent) => string;
+  /** Only these events besides the filter (a subscription to one object's events); kept when visibility is decided anew. */
+  only?: (event: StoredEvent) => boolean;
+  /**
+   * What is sent last when the server ends the stream, before the end (a GraphQL subscription's error and
+   * `complete` when its credential was revoked, so its client stops instead of reconnecting); nothing by default.
+   */
+  farewell?: (reason: CloseReason) => string | undefined;
 }
 
 export class EventStream {
@@ -97,8 +109,8 @@ export class EventStream {
       if (this.closed) return;
       if (event.sequence <= this.position) continue;
       this.position = event.sequence;
-      if (!this.matches(event)) continue;
-      this.sink.write(frameOf(event, this.options.version, cache));
+      if (!this.matches(event) || (this.options.only && !this.options.only(event))) continue;
+      this.sink.write(this.options.render ? this.options.render(event) : frameOf(event, this.options.version, cache));
       if (this.sink.buffered() > this.options.maxBufferBytes) {
         this.close('slow');
         return;
@@ -121,6 +133,8 @@ export class EventStream {
   close(reason: CloseReason): void {
     if (this.closed) return;
     this.closed = true;
+    const last = reason === 'client' ? undefined : this.options.farewell?.(reason);
+    if (last !== undefined) this.sink.write(last);
     this.sink.end();
     // Ending lets a client that reads take what is queued and resume from its end. One that does not read (cut
     // off as slow, or revoked or shut down meanwhile) would hold its connection and that queue for as long as it

@@ -3,6 +3,10 @@ import type { CompiledModel } from '../model/compile.js';
 import type { ListPages } from '../services/list-pages.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { VisibleBatches } from '../services/visible-batches.js';
+import type { EventFeed } from '../services/event-feed.js';
+import type { ApiVersion } from '../model/versions.js';
+import type { StoredEvent } from '../store/types.js';
+import type { EventViewOf } from './subscriptions.js';
 
 export interface EngineServices {
   model: CompiledModel;
@@ -11,4 +15,8 @@ export interface EngineServices {
   batches: VisibleBatches;
   /** Signs cursors, as REST's. */
   secret: string;
+  /** The event feed REST's `/events` reads: where a subscription starts and what it may see. */
+  feed: EventFeed;
+  /** An event as `/events` renders it (src/events/event-view.ts): a subscription's `Event` shows exactly that. */
+  eventView: (event: StoredEvent, version: ApiVersion) => EventViewOf;
 }

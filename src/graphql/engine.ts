@@ -1,8 +1,11 @@
 // The GraphQL engine behind the HTTP layer (DESIGN §7, issue 29.2–5): a request's operation resolved, parsed, validated, bounded and charged before anything runs, then executed on the services.
 import type { GraphQLError } from 'graphql';
 import {
+  createSourceEventStream,
   execute,
+  executeSync,
   getOperationAST,
+  getVariableValues,
   NoSchemaIntrospectionCustomRule,
   parse,
   specifiedRules,
@@ -17,16 +20,17 @@ import type { Catalog } from '../catalog/catalog.js';
 import { AppError, type ErrorFacts } from '../errors/app-error.js';
 import { ERROR_CATALOG } from '../errors/catalog.js';
 import type { Principal } from '../model/principal.js';
-import type { StoredResponse } from '../services/idempotency.js';
 import type { IdempotentExecution } from '../services/idempotent.js';
-import type { Tx } from '../store/types.js';
+import type { StoredEvent } from '../store/types.js';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { measure, type Measure } from './bounds.js';
 import { createContext, type EngineServices } from './context.js';
 import { appErrorOf, formatFieldError, formatRequestError, type CanonFormattedError, type RequestError } from './errors.js';
-import { beginKeyed, type KeyedRun } from './keyed.js';
+import { beginKeyed } from './keyed.js';
 import { queryHash, type PersistedQueries } from './persisted.js';
 import type { GraphqlParams } from './request.js';
 import { buildSchema } from './schema.js';
+import { LogSubscription } from './subscriptions.js';
 
 /** The limits and switches of the engine (src/config/config.ts: CANON_GRAPHQL_*). */
 export interface EngineOptions {
@@ -55,6 +59,29 @@ export interface EngineRequest {
   charge(units: number): Promise<void>;
   /** Told of failures that are bugs, not answers (logged with the request id). */
   internal(cause: unknown): void;
+  /** A subscription's reconnection (the `Last-Event-ID` header): it resumes after that event. */
+  lastEventId?: string;
+}
+
+/** A GraphQL response as an object (GraphQL spec §7.1), its errors in Canon's shape. */
+export interface FormattedResult {
+  errors?: CanonFormattedError[];
+  data?: unknown;
+}
+
+/**
+ * The answer to an operation sent for a stream (GraphQL over SSE, src/http/graphql/graphql-sse.ts): one result
+ * for a query, a mutation or a refusal (sent as one `next`, then `complete`), or a subscription to the event log
+ * with what renders each of its events.
+ */
+export type StreamAnswer = { result: FormattedResult } | { subscription: LogSubscription; render: (event: StoredEvent) => FormattedResult };
+
+/** A request whose operation was resolved, parsed, validated, bounded and charged: ready to run. */
+interface Ready {
+  source: string;
+  document: DocumentNode;
+  operation: OperationDefinitionNode;
+  variables: Record<string, unknown>;
 }
 
 export interface EngineResponse {
@@ -70,6 +97,9 @@ export interface EngineResponse {
 /** The longest document parsed (graphql-js `maxTokens`): a pathological document is refused before it costs memory. */
 const MAX_TOKENS = 20_000;
 
+/** An operation run once by graphql-js, to be compiled when it comes again (GraphqlEngine.compiledOf). */
+const SEEN_ONCE = Symbol('seen once');
+
 /** Valid documents kept by their text; when full, it starts over (as REST's list plans, src/http/list-plans.ts). */
 const MAX_DOCUMENTS = 1_000;
 
@@ -77,6 +107,8 @@ export class GraphqlEngine {
   readonly schema: GraphQLSchema;
   private readonly rules: readonly ValidationRule[];
   private readonly documents = new Map<string, DocumentNode>();
+  /** Operations compiled to functions (graphql-jit), by text and operation name, or marked as run once. */
+  private readonly compiled = new Map<string, CompiledQuery | typeof SEEN_ONCE>();
 
   constructor(
     private readonly deps: EngineServices & { catalog: Catalog; idempotency: IdempotentExecution },
@@ -92,42 +124,123 @@ export class GraphqlEngine {
    * the uniform error body. Everything else is a GraphQL response.
    */
   async handle(req: EngineRequest): Promise<EngineResponse> {
+    const ready = await this.ready(req, false);
+    if ('refusals' in ready) return this.refused(req, ready.refusals);
+    return this.run(req, ready);
+  }
+
+  /**
+   * Answers one request sent for a stream (`Accept: text/event-stream`): a subscription becomes a subscription to
+   * the log, its field errors (an unknown type, an `after` no kept event has) one result; any other operation runs
+   * as `handle` runs it, under the same bounds, charge and Idempotency-Key.
+   */
+  async stream(req: EngineRequest): Promise<StreamAnswer> {
+    const ready = await this.ready(req, true);
+    if ('refusals' in ready) return { result: JSON.parse(this.refused(req, ready.refusals).body) as FormattedResult };
+    if (ready.operation.operation !== 'subscription') return { result: JSON.parse((await this.run(req, ready)).body) as FormattedResult };
+    const args = {
+      schema: this.schema,
+      document: ready.document,
+      operationName: req.params.operationName,
+      variableValues: ready.variables,
+      contextValue: { ...createContext(this.deps, req.principal), ...(req.lastEventId !== undefined ? { lastEventId: req.lastEventId } : {}) },
+    };
+    const source = await createSourceEventStream(args);
+    if (!(source instanceof LogSubscription)) {
+      // The source stream could not be made: a request error (GraphQL spec §6.3.1), no data. An error with a path is
+      // the field's own (its arguments, the caller's visibility); one without is the variables' coercion.
+      const failed = source as ExecutionResult;
+      return {
+        result: {
+          errors: (failed.errors ?? []).map((e) =>
+            e.path
+              ? formatFieldError(e, req.internal).error
+              : formatRequestError({ error: new AppError('GRAPHQL_VALIDATION_FAILED', e.message), ...(e.locations ? { locations: e.locations } : {}) }),
+          ),
+        },
+      };
+    }
+    // Every field of Event resolves synchronously from the event: each is rendered in the step the hub sends it.
+    return { subscription: source, render: (event) => this.formatted(req, executeSync({ ...args, rootValue: event })).result };
+  }
+
+  /** Resolves, parses, validates, bounds and charges the operation; refusals run nothing. Throws 405 for a mutation by GET. */
+  private async ready(req: EngineRequest, streaming: boolean): Promise<Ready | { refusals: RequestError[] }> {
     const source = this.sourceOf(req.params);
-    if (typeof source !== 'string') return this.refused(req, [source]);
+    if (typeof source !== 'string') return { refusals: [source] };
     const checked = this.checkedDocument(source);
-    if ('refusals' in checked) return this.refused(req, checked.refusals);
+    if ('refusals' in checked) return { refusals: checked.refusals };
     const { document } = checked;
     const operation = getOperationAST(document, req.params.operationName ?? undefined);
-    // GraphQL over HTTP §5.2: GET is for queries; a mutation there is 405 and runs nothing (DESIGN §7).
-    if (req.method === 'GET' && operation && operation.operation !== 'query') {
+    // GraphQL over HTTP §5.2: GET is for queries; a mutation there is 405 and runs nothing (DESIGN §7). A subscription by
+    // GET is what a browser's EventSource sends: served as a stream, refused below as JSON.
+    if (req.method === 'GET' && operation && operation.operation === 'mutation') {
       throw new AppError('METHOD_NOT_ALLOWED', `A ${operation.operation} is sent with POST; GET runs queries only.`, { headers: { allow: 'POST' } });
     }
-    if (checked.invalid) return this.refused(req, checked.invalid);
+    if (checked.invalid) return { refusals: checked.invalid };
     if (!operation) {
       const message = req.params.operationName
         ? `The document has no operation named ${req.params.operationName}.`
         : 'The document has several operations: name the one to run (operationName).';
-      return this.refused(req, [{ error: new AppError('GRAPHQL_VALIDATION_FAILED', message) }]);
+      return { refusals: [{ error: new AppError('GRAPHQL_VALIDATION_FAILED', message) }] };
+    }
+    // A subscription's answer is a stream of events (GraphQL over SSE); a JSON response can carry none of it.
+    if (operation.operation === 'subscription' && !streaming) {
+      return {
+        refusals: [
+          {
+            error: new AppError('NOT_ACCEPTABLE', 'A subscription is answered as a stream of events: send it with `Accept: text/event-stream` (GraphQL over SSE). Nothing ran.'),
+          },
+        ],
+      };
     }
     const variables = req.params.variables ?? {};
     const measured = measure(this.schema, document, operation, variables, this.options.maxDepth);
     const bounded = this.bounded(measured);
-    if (bounded) return this.refused(req, [bounded]);
+    if (bounded) return { refusals: [bounded] };
     const units = Math.max(1, Math.ceil(measured.cost / this.options.costPerRequest));
     try {
       if (units > 1) await req.charge(units - 1);
     } catch (err) {
-      return this.refused(req, [{ error: appErrorOf(err).error }]);
+      return { refusals: [{ error: appErrorOf(err).error }] };
     }
-    if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document, operation);
-    const result = await execute({
-      schema: this.schema,
-      document,
-      operationName: req.params.operationName,
-      variableValues: variables,
-      contextValue: createContext(this.deps, req.principal),
-    });
+    return { source, document, operation, variables };
+  }
+
+  /** Runs a query or mutation that is ready (a keyed mutation under its Idempotency-Key). */
+  private async run(req: EngineRequest, { source, document, operation, variables }: Ready): Promise<EngineResponse> {
+    if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document);
+    // Variables are checked by graphql-js on every run, so their refusals read the same before and after the
+    // operation is compiled (graphql-jit words them otherwise); the compiled query takes them as sent.
+    const coerced = operation.variableDefinitions?.length ? getVariableValues(this.schema, operation.variableDefinitions, variables, { maxErrors: 25 }) : undefined;
+    if (coerced?.errors) return this.answer(req, { errors: coerced.errors });
+    const result = await this.compiledOf(source, document, req.params.operationName).query(undefined, createContext(this.deps, req.principal), variables);
     return this.answer(req, result);
+  }
+
+  /**
+   * The operation compiled to a function by graphql-jit (the executor Mercurius uses): graphql-js's `execute`
+   * works out, per request, which fields each selection holds, their arguments and how to complete each value;
+   * a compiled query did that once (docs/graphql.md, "Execution"). Compiling costs about twice a validation, so
+   * an operation is compiled the second time it comes, never for a text sent once: a client varying its text
+   * on every request (literals instead of variables) makes each one cost what it did under graphql-js alone.
+   */
+  private compiledOf(source: string, document: DocumentNode, operationName: string | null): CompiledQuery {
+    const key = operationName === null ? source : `${operationName}\u0000${source}`;
+    const kept = this.compiled.get(key);
+    if (kept !== undefined && kept !== SEEN_ONCE) return kept;
+    const compiled = kept === SEEN_ONCE ? compileQuery(this.schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true }) : undefined;
+    if (this.compiled.size >= MAX_DOCUMENTS) this.compiled.clear();
+    // A document that validated compiles; were it not to, graphql-js answers it, as it does a first run.
+    if (compiled !== undefined && isCompiledQuery(compiled)) {
+      this.compiled.set(key, compiled);
+      return compiled;
+    }
+    if (compiled === undefined) this.compiled.set(key, SEEN_ONCE);
+    return {
+      query: (root, context, variables) => execute({ schema: this.schema, document, operationName, variableValues: variables, rootValue: root, contextValue: context }),
+      stringify: JSON.stringify,
+    };
   }
 
   /**
@@ -198,54 +311,59 @@ export class GraphqlEngine {
   }
 
   /**
-   * A mutation under an Idempotency-Key (DESIGN §11): one mutation per request, so the key's record commits in
-   * that change's own transaction with the whole response, rendered there (src/graphql/keyed.ts).
+   * Mutations under an Idempotency-Key (DESIGN §11): the whole operation runs in one transaction that every
+   * mutation joins, its reads included, and the key's record commits in it with the whole response; an answer
+   * with any error commits nothing (src/services/keyed-batch.ts, docs/graphql.md "Idempotency").
    */
-  private async keyed(req: EngineRequest, source: string, document: DocumentNode, operation: OperationDefinitionNode): Promise<EngineResponse> {
-    const fields = operation.selectionSet.selections;
-    if (fields.length !== 1 || fields[0]!.kind !== 'Field') {
-      return this.refused(req, [
-        {
-          error: new AppError('BAD_REQUEST', 'An Idempotency-Key covers one mutation: send each mutation of a keyed request on its own.', {
-            details: [{ field: 'Idempotency-Key', message: 'covers one mutation field per request' }],
-          }),
-        },
-      ]);
-    }
-    const run = (tx: Tx, result: unknown): Promise<StoredResponse> => this.renderInside(req, document, tx, result);
-    const keyed: KeyedRun = beginKeyed(
-      this.deps.idempotency,
-      req.principal,
-      req.idempotencyKey!,
-      { query: source, variables: req.params.variables, operationName: req.params.operationName },
-      run,
-    );
+  private async keyed(req: EngineRequest, source: string, document: DocumentNode): Promise<EngineResponse> {
+    const batch = beginKeyed(this.deps.idempotency, req.principal, req.idempotencyKey!, {
+      query: source,
+      variables: req.params.variables,
+      operationName: req.params.operationName,
+    });
     try {
-      const result = await execute({
-        schema: this.schema,
-        document,
-        operationName: req.params.operationName,
-        variableValues: req.params.variables ?? {},
-        contextValue: createContext(this.deps, req.principal, undefined, keyed),
-      });
-      const sent = keyed.replay ?? keyed.stored;
-      if (sent) return { status: 200, body: sent.body, facts: {}, replayed: keyed.replay !== undefined };
-      return this.answer(req, result);
+      let answered: EngineResponse | undefined;
+      await batch.run(
+        (fn) => this.deps.services.commit(fn),
+        async (tx) => {
+          const result = await execute({
+            schema: this.schema,
+            document,
+            operationName: req.params.operationName,
+            variableValues: req.params.variables ?? {},
+            contextValue: createContext(this.deps, req.principal, tx, batch),
+          });
+          if (batch.replay) return undefined;
+          // Any error rolls the whole request back: `data: null` then, as none of it was applied.
+          if (result.errors?.length) {
+            answered = this.answer(req, { errors: result.errors, data: null });
+            return undefined;
+          }
+          answered = this.answer(req, result);
+          return { status: 200, headers: {}, body: answered.body };
+        },
+      );
+      if (batch.replay) return { status: 200, body: batch.replay.body, facts: {}, replayed: true };
+      return answered!;
+    } catch (err) {
+      // Decided once the transaction has ended: the key held another request (422), or a race left it in use (409).
+      const { error, internal } = appErrorOf(err);
+      if (internal) throw err;
+      return this.refused(req, [{ error }]);
     } finally {
-      keyed.release();
+      batch.release();
     }
-  }
-
-  /** The keyed response, rendered inside the change's transaction from its result: what is stored and sent. */
-  private async renderInside(req: EngineRequest, document: DocumentNode, tx: Tx, result: unknown): Promise<StoredResponse> {
-    const context = { ...createContext(this.deps, req.principal, tx), precomputed: result };
-    const rendered = await execute({ schema: this.schema, document, operationName: req.params.operationName, variableValues: req.params.variables ?? {}, contextValue: context });
-    const reveal = (result as { reveal?: Record<string, unknown> } | null)?.reveal;
-    return { status: 200, headers: {}, body: this.answer(req, rendered).body, ...(reveal && Object.keys(reveal).length > 0 ? { sensitive: true } : {}) };
   }
 
   /** An executed operation's response: `data` is there, so the status is 200 whatever the errors (GraphQL over HTTP §6.4.2). */
   private answer(req: EngineRequest, result: ExecutionResult): EngineResponse {
+    const { result: body, facts } = this.formatted(req, result);
+    if (result.data === undefined) return { status: this.statusOf(req, body.errors?.[0]?.extensions.code), body: JSON.stringify(body), facts, replayed: false };
+    return { status: 200, body: JSON.stringify(body), facts, replayed: false };
+  }
+
+  /** An executed operation's result in Canon's shape, and the facts of its errors for headers. */
+  private formatted(req: EngineRequest, result: ExecutionResult): { result: FormattedResult; facts: ErrorFacts } {
     let facts: ErrorFacts = {};
     const errors: CanonFormattedError[] = (result.errors ?? []).map((e) => {
       // Without data nothing ran: variables that do not fit the operation stopped it (a scalar's refusal is their original error).
@@ -255,9 +373,7 @@ export class GraphqlEngine {
       if (f.facts.retryAfterSeconds !== undefined && facts.retryAfterSeconds === undefined) facts = { retryAfterSeconds: f.facts.retryAfterSeconds };
       return f.error;
     });
-    const body = JSON.stringify({ ...(errors.length ? { errors } : {}), ...(result.data !== undefined ? { data: result.data } : {}) });
-    if (result.data === undefined) return { status: this.statusOf(req, errors[0]?.extensions.code), body, facts, replayed: false };
-    return { status: 200, body, facts, replayed: false };
+    return { result: { ...(errors.length ? { errors } : {}), ...(result.data !== undefined ? { data: result.data } : {}) }, facts };
   }
 
   /** A request that ran nothing: `errors` alone. */

@@ -1,8 +1,7 @@
-// The Idempotency-Key of a GraphQL request carrying a mutation (DESIGN §11, issue 29.3): the services' idempotent use case (src/services/idempotent.ts), fingerprinted as a POST to /graphql.
+// The Idempotency-Key of a GraphQL request carrying mutations (DESIGN §11, issue 29.3): the services' keyed batch (src/services/keyed-batch.ts), fingerprinted as a POST to /graphql.
 import type { Principal } from '../model/principal.js';
-import type { StoredResponse } from '../services/idempotency.js';
-import type { IdempotentExecution, KeyedRun as ServiceKeyedRun } from '../services/idempotent.js';
-import type { Tx } from '../store/types.js';
+import type { IdempotentExecution } from '../services/idempotent.js';
+import type { KeyedBatch } from '../services/keyed-batch.js';
 
 /** What a keyed request's fingerprint covers: the operation as run (a persisted query's text, not its hash), its variables and name. */
 export interface KeyedRequest {
@@ -11,16 +10,9 @@ export interface KeyedRequest {
   operationName: string | null;
 }
 
-/** One keyed request while it runs: its one mutation's resolver runs the change through it. */
-export type KeyedRun = ServiceKeyedRun<unknown>;
+export type { KeyedBatch };
 
-/** Prepares a keyed run (a malformed key is 400 BAD_REQUEST, thrown, as REST's); `render` makes the whole answer inside the change's transaction. */
-export function beginKeyed(
-  execution: IdempotentExecution,
-  principal: Principal,
-  key: string,
-  request: KeyedRequest,
-  render: (tx: Tx, result: unknown) => Promise<StoredResponse>,
-): KeyedRun {
-  return execution.begin<unknown>({ key, principal, fingerprint: { method: 'POST', url: '/graphql', body: request }, render: (result, tx) => render(tx!, result) });
+/** Prepares a keyed request (a malformed key is 400 BAD_REQUEST, thrown, as REST's): all its mutation fields commit together with its record. */
+export function beginKeyed(execution: IdempotentExecution, principal: Principal, key: string, request: KeyedRequest): KeyedBatch {
+  return execution.beginBatch({ key, principal, fingerprint: { method: 'POST', url: '/graphql', body: request } });
 }

@@ -1,7 +1,6 @@
 // Object, connection and input types of every resource the schema serves (DESIGN §7): v2 fields in camelCase, relations both ways, Relay connections.
 import {
   GraphQLBoolean,
-  GraphQLEnumType,
   GraphQLID,
   GraphQLInputObjectType,
   GraphQLInt,
@@ -18,6 +17,8 @@ import type { CompiledResource } from '../model/compile.js';
 import type { FieldDef } from '../model/types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../query/list-parameters.js';
 import type { Loaded } from '../services/access.js';
+import { etagOf } from '../services/etags.js';
+import { actionFields, OperationStatus } from './action-fields.js';
 import { edgesOf, type ConnectionSource, type Edge } from './connections.js';
 import type { Context } from './context.js';
 import { EnumTypes, inputType, outputType } from './field-types.js';
@@ -47,9 +48,7 @@ export const AcceptedOperation = new GraphQLObjectType({
   description: 'An asynchronous action was accepted (REST answers 202): a worker performs it; the object shows the outcome.',
   fields: {
     status: {
-      type: new GraphQLNonNull(
-        new GraphQLEnumType({ name: 'OperationStatus', values: { processing: { value: 'processing' }, succeeded: { value: 'succeeded' }, failed: { value: 'failed' } } }),
-      ),
+      type: new GraphQLNonNull(OperationStatus),
     },
   },
 });
@@ -79,8 +78,15 @@ export class ObjectTypes {
   private readonly objects = new Map<string, GraphQLObjectType>();
   private readonly connections = new Map<string, GraphQLObjectType>();
 
-  /** `served`: the resources the schema has (routed ones); relations to others are left out. */
-  constructor(private readonly served: ReadonlyMap<string, CompiledResource>) {}
+  /**
+   * `served`: the resources the schema has (routed ones); relations to others are left out. `version`: the API
+   * version the schema speaks (its ETags are REST's in it). `has`: whether REST serves an action's GET.
+   */
+  constructor(
+    private readonly served: ReadonlyMap<string, CompiledResource>,
+    private readonly version: string,
+    private readonly has: (r: CompiledResource, action: string, asynchronous: boolean) => boolean,
+  ) {}
 
   object(r: CompiledResource): GraphQLObjectType {
     let made = this.objects.get(r.name);
@@ -108,6 +114,16 @@ export class ObjectTypes {
     }
     fields.createdAt = { type: new GraphQLNonNull(DateTime), resolve: (s) => s.record.created_at };
     fields.updatedAt = { type: new GraphQLNonNull(DateTime), resolve: (s) => s.record.updated_at };
+    // REST's ETag of the object for this caller (src/services/etags.ts): what `ifMatch` takes, and If-Match too.
+    fields.etag = {
+      type: new GraphQLNonNull(GraphQLString),
+      description: 'The strong ETag REST sends for this object to this caller: pass it as `ifMatch` (or If-Match) to change it only as seen.',
+      resolve: (s) => etagOf(s.record, s.access, this.version),
+    };
+    for (const [name, config] of Object.entries(actionFields(r, (action, asynchronous) => this.has(r, action, asynchronous)))) {
+      if (name in fields) throw new Error(`${r.name}: the GET action ${name} has the name of a field`);
+      fields[name] = config;
+    }
     for (const [name, { description }] of Object.entries(r.def.revealed ?? {})) {
       fields[fieldName(name)] = {
         type: GraphQLString,
@@ -171,20 +187,21 @@ export class ObjectTypes {
     return made;
   }
 
-  /** `ProductCreateInput` / `ProductUpdateInput`: the fields a body may carry for the operation, in camelCase; undefined when none. */
-  input(r: CompiledResource, op: 'create' | 'update'): GraphQLInputObjectType | undefined {
+  /** `ProductCreateInput` / `ProductUpdateInput` / `ProductReplaceInput`: the fields a body may carry for the operation, in camelCase; undefined when none. */
+  input(r: CompiledResource, op: 'create' | 'update' | 'replace'): GraphQLInputObjectType | undefined {
     const fields: GraphQLInputFieldConfigMap = {};
     for (const [name, field] of Object.entries(r.fields)) {
-      if (field.readOnly || field.hidden || (op === 'update' && field.createOnly)) continue;
-      fields[fieldName(name)] = { type: inputType(this.enums, r, name, field), ...describeInput(field, op) };
+      if (field.readOnly || field.hidden || (op !== 'create' && field.createOnly)) continue;
+      fields[fieldName(name)] = { type: inputType(this.enums, r, name, field), ...describeInput(field, op === 'update' ? 'update' : 'create') };
     }
     if (Object.keys(fields).length === 0) return undefined;
-    const what = op === 'create' ? 'A new' : 'Changes to a';
-    return new GraphQLInputObjectType({
-      name: `${typeName(r)}${op === 'create' ? 'Create' : 'Update'}Input`,
-      description: `${what} ${r.singular.replace(/_/g, ' ')}${op === 'update' ? ' (a JSON Merge Patch: fields left out stay, null removes)' : ''}.`,
-      fields,
-    });
+    const what = { create: 'A new', update: 'Changes to a', replace: 'The whole new content of a' }[op];
+    const how = {
+      create: '',
+      update: ' (a JSON Merge Patch: fields left out stay, null removes)',
+      replace: ' (as REST’s PUT: fields left out take their defaults or are removed)',
+    }[op];
+    return new GraphQLInputObjectType({ name: `${typeName(r)}${pascalCase(op)}Input`, description: `${what} ${r.singular.replace(/_/g, ' ')}${how}.`, fields });
   }
 
   /** The input of an action that declares one (`ActionDef.input`): `RotateSecretWebhookEndpointInput`. */

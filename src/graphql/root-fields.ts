@@ -4,7 +4,8 @@ import { AppError } from '../errors/app-error.js';
 import { UUID_PATTERN } from '../lib/uuid.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { FieldDef } from '../model/types.js';
-import type { ActionResult, Within } from '../services/resource-service.js';
+import { ifMatchPrecondition } from '../services/etags.js';
+import type { ActionResult, Precondition, Within } from '../services/resource-service.js';
 import { pageConnection, type ConnectionSource } from './connections.js';
 import type { Context } from './context.js';
 import { planOf, type ListArgs } from './list-args.js';
@@ -55,45 +56,47 @@ export function readMany(r: CompiledResource): GraphQLFieldResolver<unknown, Con
   };
 }
 
-/**
- * Runs a change: under the request's Idempotency-Key when it has one (src/graphql/keyed.ts), or, while the keyed
- * response is rendered inside the change's transaction, answers with the result already made.
- */
-async function change<T>(c: Context, run: (within?: Within<T>) => Promise<T>): Promise<T | null> {
-  if (c.precomputed !== undefined) return c.precomputed as T;
-  if (c.keyed) return c.keyed.run(run);
-  return run();
+/** Runs a change: in the request's keyed batch when it carries an Idempotency-Key (src/graphql/keyed.ts), else in its own transaction. */
+function change<T>(c: Context, run: (within?: Within<T>) => Promise<T>): Promise<T | null> {
+  return c.batch ? c.batch.change(run) : run();
 }
 
 export function create(r: CompiledResource): Root {
   return (_root, args, c) => change(c, (within) => c.deps.services.create(c.ctx, r.name, inModelNames(r.fields, args.input), undefined, within));
 }
 
+/** The `ifMatch` argument as REST's If-Match (src/services/etags.ts): checked in the change's transaction, against the object as the caller sees it. */
+function preconditionOf(args: Args, version: string): Precondition | undefined {
+  return typeof args.ifMatch === 'string' ? ifMatchPrecondition(args.ifMatch, version) : undefined;
+}
+
 /** A JSON Merge Patch (RFC 7396) of the fields given: left out stays, null removes, as REST's PATCH. */
-export function update(r: CompiledResource): Root {
-  return (_root, args, c) => {
-    const id = idOf(args);
-    return change(c, (within) => c.deps.services.update(c.ctx, r.name, id, 'patch', inModelNames(r.fields, args.input), undefined, within));
-  };
+export function update(r: CompiledResource, version: string): Root {
+  return (_root, args, c) =>
+    change(c, (within) => c.deps.services.update(c.ctx, r.name, idOf(args), 'patch', inModelNames(r.fields, args.input), preconditionOf(args, version), within));
+}
+
+/** A whole replacement, as REST's PUT: fields left out take their defaults or are removed. */
+export function replace(r: CompiledResource, version: string): Root {
+  return (_root, args, c) =>
+    change(c, (within) => c.deps.services.update(c.ctx, r.name, idOf(args), 'replace', inModelNames(r.fields, args.input), preconditionOf(args, version), within));
 }
 
 /** Answers with the deleted object's id. */
-export function remove(r: CompiledResource): Root {
-  return (_root, args, c) => {
-    const id = idOf(args);
-    return change<string>(c, async (within) => {
-      await c.deps.services.remove(c.ctx, r.name, id, undefined, within);
+export function remove(r: CompiledResource, version: string): Root {
+  return (_root, args, c) =>
+    change<string>(c, async (within) => {
+      const id = idOf(args);
+      await c.deps.services.remove(c.ctx, r.name, id, preconditionOf(args, version), within);
       return id;
     });
-  };
 }
 
 /** `cancelOrder(id:)` answers with the object; an asynchronous action (`payOrder`) with REST's 202 body, `{status: processing}`. */
 export function runAction(r: CompiledResource, action: string): Root {
   const input = r.def.actions?.[action]?.input ?? {};
   return async (_root, args, c) => {
-    const id = idOf(args);
-    const result = await change<ActionResult>(c, (within) => c.deps.services.runAction(c.ctx, r.name, id, action, within, inModelNames(input, args.input)));
+    const result = await change<ActionResult>(c, (within) => c.deps.services.runAction(c.ctx, r.name, idOf(args), action, within, inModelNames(input, args.input)));
     if (result === null) return null;
     return result.operation ? { status: 'processing' } : (result satisfies ObjectSource);
   };

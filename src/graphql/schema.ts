@@ -1,14 +1,19 @@
 // The schema generated from the model and the catalog (DESIGN §7): a query and a collection per resource REST serves, and the mutations REST has (create, update, delete, each action).
-import { GraphQLID, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, type GraphQLFieldConfigMap } from 'graphql';
+import { GraphQLID, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, type GraphQLFieldConfigMap } from 'graphql';
 import type { Catalog } from '../catalog/catalog.js';
 import { newestVersion, type CompiledModel, type CompiledResource } from '../model/compile.js';
 import type { Context } from './context.js';
 import { JSONValue } from './scalars.js';
 import { listField, singleField, typeName } from './names.js';
 import { AcceptedOperation, listArgs, ObjectTypes } from './object-types.js';
-import { create, readMany, readOne, remove, runAction, update } from './root-fields.js';
+import { create, readMany, readOne, remove, replace, runAction, update } from './root-fields.js';
+import { subscriptionFields } from './subscriptions.js';
 
 const ID = { type: new GraphQLNonNull(GraphQLID) };
+
+/** REST's If-Match as an argument: the change is made only while the object's ETag is one of these, else PRECONDITION_FAILED and nothing is written. */
+const IF_MATCH = { type: GraphQLString };
+const IF_MATCH_NOTE = ' `ifMatch`: as REST’s If-Match, an `etag` this caller read (several comma-separated, or `*`); a stale one is PRECONDITION_FAILED and nothing is written.';
 
 /**
  * The schema of an app. It speaks the newest version (v2's fields, in camelCase); a resource is in it when REST
@@ -19,7 +24,8 @@ export function buildSchema(model: CompiledModel, catalog: Catalog): GraphQLSche
   const v = newestVersion(model).name;
   const op = (r: CompiledResource, name: string) => catalog.get(`${v}.${r.name}.${name}`);
   const served = new Map([...model.resources.values()].filter((r) => !r.def.internal && op(r, 'read')).map((r) => [r.name, r]));
-  const types = new ObjectTypes(served);
+  // An action's GET exists where REST serves it: a view at its name, an asynchronous action's state at `{name}.status`.
+  const types = new ObjectTypes(served, v, (r, action, asynchronous) => op(r, asynchronous ? `${action}.status` : action) !== undefined);
   const query: GraphQLFieldConfigMap<unknown, Context> = {};
   const mutation: GraphQLFieldConfigMap<unknown, Context> = {};
   const addMutation = (name: string, config: GraphQLFieldConfigMap<unknown, Context>[string]): void => {
@@ -46,17 +52,26 @@ export function buildSchema(model: CompiledModel, catalog: Catalog): GraphQLSche
     if (updated && patch)
       addMutation(`update${typeName(r)}`, {
         type: new GraphQLNonNull(object),
-        description: updated.description,
-        args: { id: ID, input: { type: new GraphQLNonNull(patch) } },
-        resolve: update(r),
+        description: updated.description + IF_MATCH_NOTE,
+        args: { id: ID, input: { type: new GraphQLNonNull(patch) }, ifMatch: IF_MATCH },
+        resolve: update(r, v),
+      });
+    const replaced = op(r, 'replace');
+    const whole = replaced ? types.input(r, 'replace') : undefined;
+    if (replaced && whole)
+      addMutation(`replace${typeName(r)}`, {
+        type: new GraphQLNonNull(object),
+        description: replaced.description + IF_MATCH_NOTE,
+        args: { id: ID, input: { type: new GraphQLNonNull(whole) }, ifMatch: IF_MATCH },
+        resolve: replace(r, v),
       });
     const deleted = op(r, 'delete');
     if (deleted)
       addMutation(`delete${typeName(r)}`, {
         type: new GraphQLNonNull(GraphQLID),
-        description: `${deleted.description} Answers with its id.`,
-        args: { id: ID },
-        resolve: remove(r),
+        description: `${deleted.description} Answers with its id.${IF_MATCH_NOTE}`,
+        args: { id: ID, ifMatch: IF_MATCH },
+        resolve: remove(r, v),
       });
     for (const [action, name] of Object.entries(r.actionNames)) {
       const described = op(r, action);
@@ -73,6 +88,8 @@ export function buildSchema(model: CompiledModel, catalog: Catalog): GraphQLSche
   return new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'Query', fields: query }),
     ...(Object.keys(mutation).length ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutation }) } : {}),
+    // Served over Server-Sent Events only (docs/graphql.md, Subscriptions); a subscription by plain JSON is refused.
+    subscription: new GraphQLObjectType({ name: 'Subscription', fields: subscriptionFields(model, served.values()) }),
     // Declared even where no field uses it yet, so the SDL is the same for every app.
     types: [JSONValue],
   });

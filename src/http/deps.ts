@@ -16,6 +16,7 @@ import type { ResourceService } from '../services/resource-service.js';
 import type { Sessions } from '../services/sessions.js';
 import type { EventFeed } from '../services/event-feed.js';
 import type { EventHub } from '../events/hub.js';
+import type { StreamCaps } from '../events/stream-caps.js';
 import type { GraphqlEngine } from '../graphql/engine.js';
 
 /** What the events endpoint needs beyond the common dependencies (src/http/routes/event-routes.ts). */
@@ -29,6 +30,11 @@ export interface EventDeps {
   maxStreamsPerPrincipal: number;
   /** Streams one user may hold at once in this process, whichever of its credentials opened them (429 past it). */
   maxStreamsPerUser: number;
+  /**
+   * The count of open streams against those caps, one for the process: REST's `/events` streams and GraphQL
+   * subscriptions (src/http/graphql/graphql-sse.ts) draw on the same allowance. Made from the two limits when absent.
+   */
+  caps?: StreamCaps;
 }
 
 export interface HttpDeps {

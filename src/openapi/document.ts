@@ -8,6 +8,7 @@ import type { CompiledModel } from '../model/compile.js';
 import { ERROR_SCHEMA, LINK_SCHEMA } from '../model/output-schema.js';
 import type { ApiVersion } from '../model/versions.js';
 import { headerKey, operationObject, tagOf, templatePath, type OperationContext } from './operation-object.js';
+import { GRAPHQL_PATH } from '../catalog/graphql-operations.js';
 import { HEADERS } from '../catalog/response-headers.js';
 import { ERROR_CATALOG } from '../errors/catalog.js';
 
@@ -131,7 +132,8 @@ function tagDescription(model: CompiledModel, tag: string): string {
     metrics: 'Prometheus metrics for operators.',
     docs: 'Documentation: migration guides between versions.',
     openapi: 'The OpenAPI documents of each version.',
-    graphql: 'GraphQL: one endpoint over the same resources, permissions and services (docs/graphql.md; the schema in docs/schema.graphql).',
+    graphql:
+      'GraphQL: one endpoint over the same resources, permissions and services (docs/graphql.md; the schema in docs/schema.graphql). Opened in a browser, `/graphql` is GraphiQL, an in-browser IDE served whole by this server.',
   };
   return families[tag] ?? `The ${tag} operations.`;
 }
@@ -233,7 +235,12 @@ export function openApiDocument(input: DocumentInput): Obj {
     };
   }
 
-  const tags = [...new Set(ops.map(tagOf)), 'webhooks'].map((t) => ({ name: t, description: tagDescription(model, t) }));
+  const tags = [...new Set(ops.map(tagOf)), 'webhooks'].map((t) => ({
+    name: t,
+    description: tagDescription(model, t),
+    // The GraphQL endpoint's page for people, as the reference links it (Redoc shows a tag's externalDocs under it).
+    ...(t === 'graphql' ? { externalDocs: { description: 'GraphiQL: explore and run GraphQL in the browser', url: GRAPHQL_PATH } } : {}),
+  }));
   const deprecation = version.deprecation;
   const description = [
     `Version ${version.name}, released ${version.date}${version.description ? `: ${version.description}` : '.'}`,
@@ -243,6 +250,7 @@ export function openApiDocument(input: DocumentInput): Obj {
       : '',
     'Errors share one body (`#/components/schemas/Error`); each error response lists its codes in `x-canon-error-codes` (the catalog: docs/errors.md). Every response carries `X-Request-Id`.',
     'Reference: `/docs`. Event types are listed under `webhooks`; the same events are read at `GET /events` (JSON pages or `text/event-stream`).',
+    `GraphQL: the same resources at \`${GRAPHQL_PATH}\`; opened in a browser it is [GraphiQL](${GRAPHQL_PATH}), to explore the schema and run queries.`,
   ]
     .filter(Boolean)
     .join('\n\n');

@@ -96,9 +96,12 @@ function successContent(op: Operation, schema: JsonSchema, ctx: OperationContext
   for (const type of types) {
     if (type === 'text/event-stream') {
       content[type] = {
-        schema: { type: 'string', description: 'Server-Sent Events: `id`, `event` (the type) and `data` (the event as JSON) per event; resumes after `Last-Event-ID`.' },
+        schema: {
+          type: 'string',
+          description: op.streamDescription ?? 'Server-Sent Events: `id`, `event` (the type) and `data` (the event as JSON) per event; resumes after `Last-Event-ID`.',
+        },
       };
-    } else content[type] = { schema };
+    } else content[type] = { schema: op.successContent?.[type] ?? schema };
   }
   if (ctx.vendorType && types.includes('application/json')) content[ctx.vendorType] = { schema };
   return content;

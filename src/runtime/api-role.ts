@@ -28,6 +28,7 @@ import { seedIfEmpty } from './seed.js';
 import { EventFeed } from '../services/event-feed.js';
 import { EventHub } from '../events/hub.js';
 import { StreamGuard } from '../events/stream-guard.js';
+import { eventView } from '../events/event-view.js';
 import { GraphqlEngine } from '../graphql/engine.js';
 import { VisibleBatches } from '../services/visible-batches.js';
 import { persistedQueries } from './persisted-queries.js';
@@ -121,8 +122,10 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
   // One idempotent execution for both front ends: a key is held across REST and GraphQL alike.
   const idempotent = new IdempotentExecution(core.idempotency);
   // The second front end on the same services (DESIGN §7): its schema is built once, from the model and the catalog.
+  // One feed for REST's /events and GraphQL's subscriptions: the same starts, visibility and cursors.
+  const feed = new EventFeed(store, model, secret);
   const graphql = new GraphqlEngine(
-    { model, catalog, services, pages, batches: new VisibleBatches(store, model), secret, idempotency: idempotent },
+    { model, catalog, services, pages, batches: new VisibleBatches(store, model), secret, idempotency: idempotent, feed, eventView },
     {
       maxDepth: config.graphqlMaxDepth,
       maxCost: config.graphqlMaxCost,
@@ -154,7 +157,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
     metrics: core.metrics,
     now: () => clock().getTime(),
     events: {
-      feed: new EventFeed(store, model, secret),
+      feed,
       hub,
       retryMs: config.sseRetryMs,
       maxBufferBytes: config.sseBufferBytes,

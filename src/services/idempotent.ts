@@ -3,6 +3,7 @@ import { isAppError } from '../errors/app-error.js';
 import type { Principal } from '../model/principal.js';
 import type { Tx } from '../store/types.js';
 import { IdempotencyRace, Replay, type Idempotency, type StoredResponse, type Ticket } from './idempotency.js';
+import { KeyedBatch } from './keyed-batch.js';
 import type { Within } from './resource-service.js';
 
 /** What identifies a request under its key: the same key sent with other values is 422 IDEMPOTENCY_KEY_REUSED. */
@@ -126,6 +127,11 @@ export class IdempotentExecution {
   /** Prepares a keyed run: a malformed key is 400 BAD_REQUEST here, before anything runs; nothing is looked up yet. */
   begin<T>(request: KeyedRequest<T>): KeyedRun<T> {
     return new KeyedRun(this.keys, this.keys.begin(request.principal, request.key, request.fingerprint), request.render);
+  }
+
+  /** Prepares a keyed request of changes that commit together (src/services/keyed-batch.ts); a malformed key is 400 BAD_REQUEST here. */
+  beginBatch(request: Omit<KeyedRequest<unknown>, 'render'>): KeyedBatch {
+    return new KeyedBatch(this.keys, this.keys.begin(request.principal, request.key, request.fingerprint));
   }
 
   /** Runs a whole request (REST's POST): its outcome, the change run at most once per key. */

@@ -3,6 +3,8 @@ import type { Condition, EventFilter, EventRecord, Group, GroupQuery, Idempotenc
 
 export class RecordingTx implements Tx {
   readonly events: EventRecord[] = [];
+  /** An operation was queued in it (ResourceService.runAction): the worker is told once it commits. */
+  queued = false;
   private bumped = false;
 
   constructor(private readonly tx: Tx) {}

@@ -28,6 +28,12 @@ export interface Ctx {
   format?: BodyFormat;
   /** Checks the body as the request's version takes it, before its newest-shape validation (older versions only). */
   checkBody?: (op: 'create' | 'replace' | 'patch', role: string, parent?: ParentRef) => void;
+  /**
+   * A transaction the change joins instead of opening its own (`commit`'s): changes that must commit together, with
+   * the idempotency record of the request that carried them (a keyed GraphQL request's mutations). Its events
+   * and queued operations are handed on when that transaction commits.
+   */
+  joined?: Tx;
 }
 
 export interface Created extends Loaded {
@@ -91,8 +97,12 @@ export class ResourceService {
     return newestVersion(this.model).date;
   }
 
-  /** Runs `fn` in one store transaction and hands its events on after the commit, never before. */
-  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in one store transaction and hands its events on after the commit, never before; in `joined` (a
+   * transaction of `commit`, Ctx.joined) when given, whose commit hands them on.
+   */
+  private async transaction<T>(fn: (tx: Tx) => Promise<T>, joined?: Tx): Promise<T> {
+    if (joined) return fn(joined);
     let recorder: RecordingTx | undefined;
     const result = await this.store.transaction((tx) => {
       // A retried transaction starts over with a fresh recorder.
@@ -100,6 +110,8 @@ export class ResourceService {
       return fn(recorder);
     });
     if (recorder && recorder.events.length > 0) this.onCommit?.(recorder.events);
+    // After the commit, so the worker finds the operation when it looks.
+    if (recorder?.queued) for (const listener of this.queuedListeners) listener();
     return result;
   }
 
@@ -258,7 +270,7 @@ export class ResourceService {
       const created = { record, access: accessFor(r, record, ctx.principal, owned), reveal: hookCtx.reveal };
       await within?.last(tx, created);
       return created;
-    });
+    }, ctx.joined);
   }
 
   /** PUT (whole replacement, omitted optional fields reset) or PATCH (JSON Merge Patch, RFC 7396). */
@@ -293,7 +305,7 @@ export class ResourceService {
       const updated = { record, access: accessFor(r, record, ctx.principal, await owns(this.model, r, record, ctx.principal, tx)) };
       await within?.last(tx, updated);
       return updated;
-    });
+    }, ctx.joined);
   }
 
   /** `within`: an idempotency key's work in this transaction (its result is the deleted object's id). */
@@ -315,7 +327,7 @@ export class ResourceService {
       await within?.first(tx);
       await this.deleteRecord(tx, ctx, r, loaded.record, this.now(), false);
       await within?.last(tx, loaded.record.id);
-    });
+    }, ctx.joined);
   }
 
   /**
@@ -329,7 +341,7 @@ export class ResourceService {
     if (!action || action.method !== 'POST' || (!action.run && !action.perform)) throw new Error(`${name} has no POST action ${actionName}`);
     // An action validates its body like a resource body (422 with details); one that declares no input takes `{}` or nothing.
     const input = validateShape<Record<string, unknown>>(actionInputSchema(action.input), body ?? {}, ctx.format ?? 'json', `${actionName} request`);
-    const result = await this.transaction(async (tx) => {
+    return this.transaction(async (tx) => {
       const loaded = await this.loadVisible(ctx, r, id, tx, 'update');
       const g = grantFor(ctx.principal, action.allow);
       const owned = await owns(this.model, r, loaded.record, ctx.principal, tx);
@@ -358,9 +370,7 @@ export class ResourceService {
       };
       await within?.last(tx, result);
       return result;
-    });
-    if (result.operation) for (const listener of this.queuedListeners) listener();
-    return result;
+    }, ctx.joined);
   }
 
   /**
@@ -380,6 +390,8 @@ export class ResourceService {
     const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
     for (const [field] of ops.stored) record[field] = values[field] ?? null;
     await tx.insert(OPERATIONS, record);
+    // The worker is told once the transaction that queued it commits (`transaction`).
+    if (tx instanceof RecordingTx) tx.queued = true;
     return record;
   }
 
@@ -425,12 +437,14 @@ export class ResourceService {
     this.requireScope(ctx, r, 'read');
     const action = r.def.actions?.[actionName];
     if (!action?.perform) throw new Error(`${name} has no asynchronous action ${actionName}`);
-    const loaded = await this.loadVisible(ctx, r, id, this.store);
+    // Inside a joined transaction (a keyed GraphQL request's answer), what it changed already.
+    const reader = ctx.joined ?? this.store;
+    const loaded = await this.loadVisible(ctx, r, id, reader);
     const g = grantFor(ctx.principal, action.allow);
-    const owned = await owns(this.model, r, loaded.record, ctx.principal, this.store);
+    const owned = await owns(this.model, r, loaded.record, ctx.principal, reader);
     if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
     // Ids are UUIDv7, so the highest id is the newest operation.
-    const { rows } = await this.store.list(OPERATIONS, { where: operationOf(r.name, loaded.record.id, actionName), orderBy: [{ path: 'id', desc: true }], limit: 1 });
+    const { rows } = await reader.list(OPERATIONS, { where: operationOf(r.name, loaded.record.id, actionName), orderBy: [{ path: 'id', desc: true }], limit: 1 });
     if (!rows[0]) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
     return rows[0];
   }
@@ -441,9 +455,10 @@ export class ResourceService {
     this.requireScope(ctx, r, 'read');
     const action = r.def.actions?.[actionName];
     if (!action?.view) throw new Error(`${name} has no GET action ${actionName}`);
-    const loaded = await this.loadVisible(ctx, r, id, this.store);
+    const reader = ctx.joined ?? this.store;
+    const loaded = await this.loadVisible(ctx, r, id, reader);
     const g = grantFor(ctx.principal, action.allow);
-    const owned = await owns(this.model, r, loaded.record, ctx.principal, this.store);
+    const owned = await owns(this.model, r, loaded.record, ctx.principal, reader);
     if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
     if (action.when && !action.when(loaded.record)) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
     return action.view(loaded.record);

@@ -15,8 +15,8 @@ const PASSWORD = 'long enough password';
 /** The operations of a committed document, as `METHOD /path/template`; the service endpoints and GraphQL, which the client does not wrap, left out. */
 function documentOperations(version: 1 | 2): Set<string> {
   const doc = JSON.parse(readFileSync(`docs/openapi/v${version}.json`, 'utf8')) as { paths: Record<string, Record<string, unknown>> };
-  // GraphQL (`POST /graphql`) is another query language over the same resources, not an operation the client wraps.
-  const service = /^\/(\.well-known\/|metrics$|docs|healthz$|readyz$|graphql$|v\d+\/openapi\.json$)/;
+  // GraphQL (`POST /graphql`) is another query language over the same resources, not an operation the client wraps; nor are GraphiQL's files.
+  const service = /^\/(\.well-known\/|metrics$|docs|healthz$|readyz$|graphql$|graphql\/assets\/|v\d+\/openapi\.json$)/;
   const out = new Set<string>();
   for (const [path, methods] of Object.entries(doc.paths)) {
     if (service.test(path)) continue;

@@ -10,7 +10,11 @@ import { authHook, csrfHook } from '../transport/auth-hooks.js';
 import type { HttpDeps } from '../deps.js';
 import { factHeaders } from '../rendering/error-facts.js';
 import { loggableUrl } from '../transport/loggable-url.js';
+import { graphiqlHandlers, wantsGraphiql } from './graphiql-routes.js';
 import type { RouteSpec } from '../routes/operation-routes.js';
+import { wantsEventStream } from '../routes/event-routes.js';
+import type { EngineRequest } from '../../graphql/engine.js';
+import { graphqlStreamHandler } from './graphql-sse.js';
 
 /** The media types in the order ties are broken: any type, or no Accept, gets application/json, the legacy default (§6.4). */
 const BY_PREFERENCE = ['application/json', 'application/graphql-response+json'];
@@ -23,7 +27,7 @@ export function graphqlMediaOf(accept: string | undefined): ResponseMedia | unde
 
 /** Whether the Accept header allows a GraphQL response (the app's 406 check asks before routing). */
 export function acceptsGraphql(accept: string | undefined): boolean {
-  return graphqlMediaOf(accept) !== undefined;
+  return graphqlMediaOf(accept) !== undefined || wantsEventStream(accept);
 }
 
 /**
@@ -42,6 +46,12 @@ function idempotencyKeyOf(request: FastifyRequest): string | undefined {
   return value;
 }
 
+/** A reconnection's `Last-Event-ID` (WHATWG HTML §9.2.4), which a subscription resumes after; an empty one is none. */
+function lastEventIdOf(request: FastifyRequest): { lastEventId?: string } {
+  const header = request.headers['last-event-id'];
+  return typeof header === 'string' && header !== '' ? { lastEventId: header } : {};
+}
+
 /**
  * A refusal before the operation is looked at (credentials, CSRF, the per-request rate limit). Under
  * application/graphql-response+json it is GraphQL's `{errors}` with the refusal's status (§6.4.2: a response
@@ -58,11 +68,14 @@ function refuse(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, er
     .send(body);
 }
 
-/** The handlers of `graphql.query` (GET) and `graphql.execute` (POST) (src/catalog/graphql-operations.ts). */
+/** The handlers of `graphql.query` (GET) and `graphql.execute` (POST) (src/catalog/graphql-operations.ts), and GraphiQL's (graphiql-routes.ts). */
 export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   const auth = authHook(deps);
   const csrf = csrfHook(deps);
+  // A browser's GET gets the public GraphiQL page instead (wantsGraphiql); every other request is the endpoint's.
+  const graphiql = graphiqlHandlers(deps);
   const onRequest: RouteSpec['onRequest'] = async (request, reply) => {
+    if (wantsGraphiql(request)) return graphiql.page.onRequest(request, reply);
     try {
       await auth(request, reply);
     } catch (err) {
@@ -76,14 +89,16 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
       return refuse(deps, request, reply, err);
     }
   };
+  const stream = graphqlStreamHandler(deps);
   const handler = async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    if (wantsGraphiql(request)) return graphiql.page.handler(request, reply);
     const post = request.method === 'POST';
     // GraphQL over HTTP §5.1: POST bodies are JSON; a form could be posted by any page of another site.
     if (post && request.bodyFormat === 'form') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a GraphQL request as application/json.');
     const params = post ? paramsFromBody(request.body) : paramsFromQuery(request.query as Record<string, string | string[] | undefined>);
     const media = graphqlMediaOf(request.headers.accept) ?? 'application/json';
     const principal = request.principal!;
-    const response = await deps.graphql.handle({
+    const engineRequest: EngineRequest = {
       method: post ? 'POST' : 'GET',
       params,
       principal,
@@ -96,7 +111,10 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
         if (verdict.refused) throw rateLimited(verdict);
       },
       internal: (cause) => deps.log.error({ err: cause, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error'),
-    });
+    };
+    // GraphQL over SSE (src/http/graphql/graphql-sse.ts): subscriptions, and any operation as one `next`.
+    if (wantsEventStream(request.headers.accept)) return stream(request, reply, { ...engineRequest, ...lastEventIdOf(request) });
+    const response = await deps.graphql.handle(engineRequest);
     reply.code(response.status).headers(factHeaders(response.facts, deps.cookieNames));
     // Answers of one caller: a query by GET may be kept by its browser, but asked again (RFC 9111 §5.2.2); a POST's never.
     reply.header('cache-control', post ? 'no-store' : 'private, no-cache');
@@ -106,5 +124,6 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
   return {
     'graphql.query': { onRequest, handler },
     'graphql.execute': { onRequest, preHandler, handler },
+    ...graphiql.routes,
   };
 }

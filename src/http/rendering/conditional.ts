@@ -1,17 +1,12 @@
 // Validators and conditional requests (RFC 9110 §8.8, §13): strong ETags, Last-Modified, If-Match and If-None-Match.
 import * as crypto from 'node:crypto';
-import type { Access, Loaded } from '../../services/access.js';
+import type { Loaded } from '../../services/access.js';
+import { CODING_SUFFIXES, entityTags as tags, etagOf, ifMatchHolds } from '../../services/etags.js';
 import type { StoredRecord } from '../../store/types.js';
 import type { Coding } from '../transport/content-coding.js';
 
-/**
- * A strong ETag: it changes with every write (the version counter) and with every change of
- * representation (the API version and the links this caller sees), so equal tags mean identical
- * bodies. ETags compare per URL, so the id need not be part of it; nothing is hashed per request.
- */
-export function etagOf(record: StoredRecord, access: Access, apiVersion: string): string {
-  return `"${record.version}-${apiVersion}${access.update ? 'u' : ''}${access.delete ? 'd' : ''}${access.actions.length ? `-${access.actions.join('.')}` : ''}"`;
-}
+// Shared with GraphQL (`etag`, `ifMatch`), so both front ends give and take one value.
+export { etagOf, ifMatchHolds };
 
 const httpDates = new Map<string, string>();
 
@@ -26,36 +21,13 @@ export function lastModifiedOf(record: StoredRecord): string {
   return date;
 }
 
-/** Splits an If-Match / If-None-Match list; `*` is returned as the only element. */
-function tags(header: string): string[] {
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .filter((t) => t.length > 0);
-}
-
-/** What a coded tag appends to the identity tag: `+` is in no tag Canon makes otherwise (counters, `v2`, action names, base64url digests). */
-const CODING_SUFFIX = { br: '+br', gzip: '+gz' } as const;
-const CODED = /\+(?:br|gz)"$/;
-
 /**
  * The validator of a representation sent in `coding`: a strong ETag must differ between content codings (RFC 9110
  * §8.8.3; a cache must not answer a gzip request with Brotli bytes), so `"7-v2ud"` is `"7-v2ud+br"` in Brotli and
- * `"7-v2ud+gz"` in gzip; a weak one keeps its `W/`.
+ * `"7-v2ud+gz"` in gzip; a weak one keeps its `W/`. If-Match takes either (ifMatchHolds, src/services/etags.ts).
  */
 export function codedEtag(etag: string, coding: Coding): string {
-  return coding === 'identity' ? etag : `${etag.slice(0, -1)}${CODING_SUFFIX[coding]}"`;
-}
-
-/**
- * RFC 9110 §13.1.1: strong comparison, `*` matches any current representation. The codings of the current
- * representation are all current: a client that got `"7-v2ud+gz"` with a compressed GET writes with that tag
- * as well as with `"7-v2ud"` (the bytes differ, the representation data is the same). A weak tag never matches.
- */
-export function ifMatchHolds(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return true;
-  const list = tags(header);
-  return list.includes('*') || list.some((t) => t === etag || (CODED.test(t) && t.replace(CODED, '"') === etag));
+  return coding === 'identity' ? etag : `${etag.slice(0, -1)}${CODING_SUFFIXES[coding]}"`;
 }
 
 /** RFC 9110 §13.1.2: weak comparison (W/ prefixes ignored on both sides). */

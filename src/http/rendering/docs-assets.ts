@@ -49,11 +49,13 @@ export function asset(body: Buffer | string, contentType: string): Asset {
   return { body: bytes, contentType, etag: `"${digest}"`, fingerprint: digest.slice(0, 16) };
 }
 
-function typeOf(name: string): string {
+/** The media type of an asset by its name's ending: a script, a style sheet, else text (the licences). */
+export function typeOf(name: string): string {
   return name.endsWith('.js') ? 'text/javascript; charset=utf-8' : name.endsWith('.css') ? 'text/css; charset=utf-8' : 'text/plain; charset=utf-8';
 }
 
-function readOptional(path: string): Buffer | undefined {
+/** A file's bytes, or undefined when it does not exist. */
+export function readOptional(path: string): Buffer | undefined {
   try {
     return readFileSync(path);
   } catch (err) {

@@ -1,7 +1,8 @@
-// The /docs page (issue 27.7): HTML that loads Redoc and the page script from this server, the version switcher and the guide links, under a CSP that names no other host.
+// The /docs page (issue 27.7): HTML that loads Redoc and the page script from this server, the version switcher, the guide links and GraphiQL's, under a CSP that names no other host.
 import type { ApiVersion } from '../../model/versions.js';
 import type { VersioningStrategy } from '../versioning/version-selection.js';
 import { DOCS_CHANGELOG_PATH, DOCS_PAGE_PATH } from '../../catalog/docs-operations.js';
+import { GRAPHQL_PATH } from '../../catalog/graphql-operations.js';
 
 /**
  * The page's Content-Security-Policy, as narrow as Redoc runs under: scripts only from this origin (Redoc's
@@ -78,6 +79,8 @@ export function renderDocsPage(input: DocsPageInput): string {
   if (input.changelog) guideLinks.push(`<a href="${DOCS_CHANGELOG_PATH}">Changelog</a>`);
   // A plain link to the document only where its URL alone selects the version (path and query strategies).
   if (Object.keys(doc.headers).length === 0) guideLinks.push(`<a href="${escapeHtml(doc.url)}">OpenAPI document</a>`);
+  // The same resources over GraphQL, in the browser (GraphiQL at GET /graphql, issue 29.7).
+  guideLinks.push(`<a href="${GRAPHQL_PATH}">GraphQL (GraphiQL)</a>`);
   const title = `${input.title} ${current.name} reference`;
   // An empty inline icon: the browser would otherwise ask for /favicon.ico, a 404 and a console error.
   return `<!doctype html>

@@ -8,15 +8,14 @@ import { readGuides } from './guide-routes.js';
 import { ipLimitHook } from '../transport/auth-hooks.js';
 import type { RouteSpec } from './operation-routes.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Compression } from '../rendering/compression.js';
 import { sendRepresentation } from '../transport/compress-hook.js';
 
 /** The page changes with a release only; it names its assets by fingerprint, so a short life costs one revalidation. */
-const PAGE_CACHE = 'public, max-age=300';
+export const PAGE_CACHE = 'public, max-age=300';
 /** An asset asked for by its current fingerprint: those bytes for good (RFC 9111 §5.2.2.1, RFC 8246 immutable). */
-const FINGERPRINTED_CACHE = 'public, max-age=31536000, immutable';
+export const FINGERPRINTED_CACHE = 'public, max-age=31536000, immutable';
 /** An asset asked for by its name alone (or an older page's fingerprint): the name may mean other bytes after an upgrade. */
-const NAMED_CACHE = 'public, max-age=300';
+export const NAMED_CACHE = 'public, max-age=300';
 /** A version as the selector takes it (`2` or `v2`). */
 const SPELLING = /^v?([0-9]{1,6})$/;
 
@@ -24,13 +23,13 @@ const SPELLING = /^v?([0-9]{1,6})$/;
  * Sends `a` in the coding the request accepts (or 304 when If-None-Match holds that coding's ETag) with `cacheControl`;
  * each file is compressed once per coding, at its first request, and kept as long as the file is.
  */
-function send(request: FastifyRequest, reply: FastifyReply, compression: Compression, a: Asset, cacheControl: string): FastifyReply {
+export function send(request: FastifyRequest, reply: FastifyReply, a: Asset, cacheControl: string): FastifyReply {
   reply.header('cache-control', cacheControl);
-  return sendRepresentation(request, reply, compression, { body: a.body, etag: a.etag, contentType: a.contentType, memo: true });
+  return sendRepresentation(request, reply, request.server.compression, { body: a.body, etag: a.etag, contentType: a.contentType, memo: true });
 }
 
 /** 400 INVALID_QUERY naming every parameter but `allowed`, and any allowed one given twice. */
-function checkQuery(query: Record<string, unknown>, allowed: string): void {
+export function checkQuery(query: Record<string, unknown>, allowed: string): void {
   const details: ErrorDetail[] = [];
   for (const [key, value] of Object.entries(query)) {
     if (key !== allowed) details.push({ field: key, message: 'is not a parameter of this page' });
@@ -41,7 +40,6 @@ function checkQuery(query: Record<string, unknown>, allowed: string): void {
 
 export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(), guides: readonly string[] = [...readGuides().keys()].sort()): Record<string, RouteSpec> {
   const { model, config } = deps;
-  const compression = Compression.of(config);
   const versions = model.versions;
   const served = versions.map((v) => v.name).join(', ');
   const missing = (): AppError => new AppError('SERVICE_UNAVAILABLE', 'The reference renderer is not part of this build of the server (its log says where it was looked for).');
@@ -74,7 +72,7 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
         });
       if (files.missingRenderer) throw missing();
       reply.header('content-security-policy', DOCS_CSP).header('referrer-policy', 'no-referrer');
-      return send(request, reply, compression, page, PAGE_CACHE);
+      return send(request, reply, page, PAGE_CACHE);
     },
   };
 
@@ -88,7 +86,7 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
       if (!(DOCS_ASSETS as readonly string[]).includes(name)) throw new AppError('ROUTE_NOT_FOUND', `There is no asset ${JSON.stringify(name.slice(0, 64))} of the reference.`);
       const a = files.assets.get(name as DocsAsset);
       if (!a) throw missing();
-      return send(request, reply, compression, a, query.v === a.fingerprint ? FINGERPRINTED_CACHE : NAMED_CACHE);
+      return send(request, reply, a, query.v === a.fingerprint ? FINGERPRINTED_CACHE : NAMED_CACHE);
     },
   };
 
@@ -97,7 +95,7 @@ export function docsHandlers(deps: HttpDeps, files: DocsFiles = readDocsFiles(),
     onRequest: ipLimitHook(deps),
     handler: async (request, reply) => {
       if (!files.changelog) throw new AppError('ROUTE_NOT_FOUND', 'This server has no changelog.');
-      return send(request, reply, compression, files.changelog, PAGE_CACHE);
+      return send(request, reply, files.changelog, PAGE_CACHE);
     },
   };
 

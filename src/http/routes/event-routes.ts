@@ -16,6 +16,12 @@ import { renderEventPage } from '../rendering/event-page.js';
 export const EVENTS_PATH = '/events';
 const EVENT_STREAM = 'text/event-stream';
 
+/** The process's count of open streams (shared with GraphQL subscriptions), made once from the limits when the composition root gave none. */
+export function streamCaps(events: EventDeps): StreamCaps {
+  events.caps ??= new StreamCaps({ perCredential: events.maxStreamsPerPrincipal, perUser: events.maxStreamsPerUser });
+  return events.caps;
+}
+
 /** Whether the client asks for the stream: `text/event-stream` preferred over JSON (RFC 9110 §12.5.1). */
 export function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -39,7 +45,7 @@ function feedQuery(query: FeedQuery, versionParams: boolean): FeedQuery {
 }
 
 export function eventHandlers(deps: HttpDeps, events: EventDeps, versionOf: EventVersion = () => newestVersion(deps.model)): Record<string, RouteSpec> {
-  const caps = new StreamCaps({ perCredential: events.maxStreamsPerPrincipal, perUser: events.maxStreamsPerUser });
+  const caps = streamCaps(events);
   const list: RouteSpec = {
     onRequest: authHook(deps),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {

@@ -38,6 +38,7 @@ import { metricsGuard, serviceHandlers } from '../routes/service-routes.js';
 import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from '../routes/event-routes.js';
 import { GRAPHQL_PATH } from '../../catalog/graphql-operations.js';
 import { acceptsGraphql, graphqlHandlers } from '../graphql/graphql-routes.js';
+import { wantsGraphiql } from '../graphql/graphiql-routes.js';
 import type { HttpDeps } from '../deps.js';
 import { Compression } from '../rendering/compression.js';
 import { registerCompression } from './compress-hook.js';
@@ -50,6 +51,8 @@ declare module 'fastify' {
     fastReads: { served: number; immediate: number; declined: Record<string, string> };
     /** How many OpenAPI documents the lean path answered (src/http/transport/fast-documents.ts). */
     fastDocuments: { served: number };
+    /** How responses are compressed (src/http/rendering/compression.ts): for handlers that send files (the /docs and GraphiQL ones). */
+    compression: Compression;
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
     servedRoutes: ReadonlyArray<{ method: string; url: string }>;
   }
@@ -158,6 +161,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const hooks = new HookRegistry(app);
   app.decorate('fastReads', fast.stats);
   app.decorate('fastDocuments', fastDocuments.stats);
+  app.decorate('compression', Compression.of(config));
   app.addHook('preClose', async () => {
     fast.close();
     fastDocuments.close();
@@ -245,12 +249,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       }
       if (request.url.length > config.maxUrlLength) throw new AppError('URI_TOO_LONG', `The request target is longer than ${config.maxUrlLength} characters.`);
       // /events also speaks text/event-stream (DESIGN §9); every other endpoint only JSON.
-      // Documentation (/docs, its assets, the changelog, migration guides) is HTML, Markdown, scripts, whatever the client asks for: not an API response.
+      // Documentation (/docs, its assets, the changelog, migration guides, GraphiQL's page and files) is HTML, Markdown, scripts, whatever the client asks for: not an API response.
       if (
         !acceptsJson(request.headers.accept) &&
         !(selector.strategy === 'media-type' && acceptsVendorJson(request.headers.accept)) &&
         !(request.routeOptions.url === EVENTS_PATH && wantsEventStream(request.headers.accept)) &&
-        !(request.routeOptions.url === GRAPHQL_PATH && acceptsGraphql(request.headers.accept)) &&
+        !(request.routeOptions.url === GRAPHQL_PATH && (acceptsGraphql(request.headers.accept) || wantsGraphiql(request))) &&
         !DOCUMENTATION_PATHS.has(request.routeOptions.url ?? '')
       )
         throw new AppError('NOT_ACCEPTABLE', 'This endpoint produces application/json; the Accept header does not allow it.');

@@ -1,4 +1,4 @@
-// Idempotency-Key on a request carrying a mutation (issue 29.3, DESIGN §11): the whole response replayed, one side effect, reuse refused, and a replay authorized like any request.
+// Idempotency-Key on a request carrying mutations (issue 29.3, DESIGN §11): all of them applied together once, the whole response replayed, a failure rolling back all, reuse and concurrency refused, and a replay authorized like any request.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -78,14 +78,117 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       assert.equal(await named('Fixed later'), 1);
     });
 
-    it('a key covers one mutation; a query ignores it; a malformed key is 400', async () => {
-      const two = await keyed(
-        randomUUID(),
-        'mutation { a: createProduct(input: { name: "Two A", price: { amount: 1, currency: "EUR" } }) { id } b: deleteProduct(id: "00000000-0000-7000-8000-000000000000") }',
+    const eventsOf = async (type: string, id: string): Promise<number> =>
+      (await server.request('GET', `/events?type=${type}&limit=100`)).body.data.filter((e: { data: { object: { id: string } } }) => e.data.object.id === id).length;
+
+    it('several mutations under one key: applied together once, the whole answer replayed, each event written once', async () => {
+      const product = await createProduct(server, { name: 'Batch target' });
+      const query = `mutation ($name: String!) {
+        a: createProduct(input: { name: $name, price: { amount: 300, currency: "EUR" } }) { id name }
+        b: updateProduct(id: "${product.id}", input: { name: "Batch target renamed" }) { id name etag }
+        c: createProduct(input: { name: "Batch third", price: { amount: 301, currency: "EUR" } }) { id }
+      }`;
+      const key = randomUUID();
+      const first = await keyed(key, query, { name: 'Batch first' });
+      assert.equal(first.status, 200, first.text);
+      assert.equal(first.body.errors, undefined, first.text);
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      assert.equal(first.body.data.b.name, 'Batch target renamed');
+      const again = await keyed(key, query, { name: 'Batch first' });
+      assert.equal(again.status, 200);
+      assert.equal(again.text, first.text, 'the whole answer, byte for byte');
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(await named('Batch first'), 1);
+      assert.equal(await named('Batch third'), 1);
+      assert.equal(await eventsOf('product.created', first.body.data.a.id), 1);
+      assert.equal(await eventsOf('product.created', first.body.data.c.id), 1);
+      assert.equal(await eventsOf('product.updated', product.id as string), 1, 'the update ran once');
+      // The same operation and variables in another order of keys is the same request; other variables are another.
+      const reused = await keyed(key, query, { name: 'Batch other' });
+      assert.equal(reused.body.errors[0].extensions.code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(reused.body.data, undefined, 'refused as a whole: nothing ran');
+      assert.equal(await named('Batch other'), 0);
+    });
+
+    it('a failed mutation rolls back the ones before it: data null, nothing written, no record (the key serves the corrected request)', async () => {
+      const order = await server.request('POST', '/v2/orders', { body: {} });
+      assert.equal((await server.request('POST', `/v2/orders/${order.body.id}/cancel`, { body: {} })).status, 200);
+      const product = await createProduct(server, { name: 'Rollback target' });
+      const query = (orderId: string) => `mutation {
+        a: createProduct(input: { name: "Rolled back", price: { amount: 5, currency: "EUR" } }) { id }
+        b: updateProduct(id: "${product.id}", input: { name: "Rollback renamed" }) { name }
+        c: cancelOrder(id: "${orderId}") { status }
+        d: createProduct(input: { name: "Never reached", price: { amount: 5, currency: "EUR" } }) { id }
+      }`;
+      const key = randomUUID();
+      const failed = await keyed(key, query(order.body.id));
+      assert.equal(failed.status, 200, failed.text);
+      assert.equal(failed.body.data, null, 'nothing of it was applied');
+      assert.deepEqual(
+        failed.body.errors.map((e: { path: string[]; extensions: { code: string } }) => [e.path, e.extensions.code]),
+        [[['c'], 'INVALID_STATE']],
       );
-      assert.equal(two.body.errors[0].extensions.code, 'BAD_REQUEST');
-      assert.equal(two.body.data, undefined);
-      assert.equal(await named('Two A'), 0);
+      assert.equal(await named('Rolled back'), 0, 'the first mutation was rolled back');
+      assert.equal(await named('Never reached'), 0, 'the one after the failure never ran');
+      assert.equal((await server.request('GET', `/v2/products/${product.id}`)).body.name, 'Rollback target');
+      assert.equal(await eventsOf('product.updated', product.id as string), 0, 'no event of the rolled-back update');
+      // Sent again, it fails again (no record replays a failure); corrected, the key runs it once.
+      const repeat = await keyed(key, query(order.body.id));
+      assert.equal(repeat.text, failed.text);
+      assert.equal(repeat.headers['idempotent-replayed'], undefined);
+      const open = await server.request('POST', '/v2/orders', { body: {} });
+      const fixed = await keyed(key, query(open.body.id));
+      assert.equal(fixed.body.errors, undefined, fixed.text);
+      assert.equal(fixed.body.data.c.status, 'cancelled');
+      assert.equal(await named('Rolled back'), 1);
+      assert.equal(await named('Never reached'), 1);
+      assert.equal((await keyed(key, query(open.body.id))).headers['idempotent-replayed'], 'true');
+      assert.equal(await named('Rolled back'), 1);
+    });
+
+    it('concurrent requests under one key: one runs, the others replay its answer or are 409 IDEMPOTENCY_KEY_IN_USE', async () => {
+      const key = randomUUID();
+      const query = `mutation {
+        a: createProduct(input: { name: "Concurrent A", price: { amount: 1, currency: "EUR" } }) { id }
+        b: createProduct(input: { name: "Concurrent B", price: { amount: 1, currency: "EUR" } }) { id }
+      }`;
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => server.request('POST', '/graphql', { body: { query }, headers: { 'idempotency-key': key, accept: 'application/graphql-response+json' } })),
+      );
+      const fresh = results.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined);
+      assert.equal(fresh.length, 1, results.map((r) => `${r.status} ${r.text}`).join('\n'));
+      for (const r of results) {
+        if (r === fresh[0]) continue;
+        if (r.status === 409) {
+          assert.deepEqual(
+            r.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code),
+            ['IDEMPOTENCY_KEY_IN_USE'],
+          );
+          assert.equal(r.body.data, undefined);
+          assert.equal(r.headers['retry-after'], '1');
+        } else {
+          assert.equal(r.status, 200, r.text);
+          assert.equal(r.headers['idempotent-replayed'], 'true');
+          assert.equal(r.text, fresh[0]!.text);
+        }
+      }
+      assert.equal(await named('Concurrent A'), 1);
+      assert.equal(await named('Concurrent B'), 1);
+    });
+
+    it('a key refusal is the request’s status under application/graphql-response+json: 422 for another request under the key', async () => {
+      const key = randomUUID();
+      const make = (name: string) =>
+        `mutation { a: createProduct(input: { name: "${name}", price: { amount: 1, currency: "EUR" } }) { id } b: createProduct(input: { name: "${name} 2", price: { amount: 1, currency: "EUR" } }) { id } }`;
+      const headers = { 'idempotency-key': key, accept: 'application/graphql-response+json' };
+      assert.equal((await server.request('POST', '/graphql', { body: { query: make('Media A') }, headers })).status, 200);
+      const other = await server.request('POST', '/graphql', { body: { query: make('Media B') }, headers });
+      assert.equal(other.status, 422, other.text);
+      assert.equal(other.body.errors[0].extensions.code, 'IDEMPOTENCY_KEY_REUSED');
+      assert.equal(await named('Media B'), 0);
+    });
+
+    it('a query ignores the key; a malformed key is 400', async () => {
       const query = await keyed(randomUUID(), '{ products(first: 1) { edges { node { id } } } }');
       assert.equal(query.status, 200);
       assert.equal(query.headers['idempotent-replayed'], undefined);

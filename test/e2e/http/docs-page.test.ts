@@ -60,13 +60,15 @@ for (const mode of MODES.filter((m) => m.startsWith('inject'))) {
       assert.match(res.text, /<a href="\/docs" aria-current="page">v2 \(current\)<\/a> <a href="\/docs\?version=v1">v1 \(deprecated\)<\/a>/);
       assert.match(res.text, /<a href="\/docs\/migrations\/v1-to-v2">Migrating from v1 to v2<\/a>/);
       assert.match(res.text, /<a href="\/docs\/changelog">Changelog<\/a>/);
+      assert.match(res.text, /<a href="\/graphql">GraphQL \(GraphiQL\)<\/a>/);
     });
 
     it('every URL the page names answers 200 without credentials, each asset in its media type', async () => {
       const page = await server.request('GET', '/docs', PUBLIC);
       const types: Record<string, string> = {};
       for (const url of urlsOf(page.text).filter((u) => u.startsWith('/'))) {
-        const res = await server.request('GET', url, PUBLIC);
+        // /graphql is GraphiQL for a browser (its Accept); for other clients the GraphQL endpoint.
+        const res = await server.request('GET', url, url === '/graphql' ? { ...PUBLIC, headers: { accept: 'text/html' } } : PUBLIC);
         assert.equal(res.status, 200, `${url}: ${res.text.slice(0, 200)}`);
         types[url.split('?')[0]!] = res.headers['content-type']!;
       }
@@ -78,6 +80,7 @@ for (const mode of MODES.filter((m) => m.startsWith('inject'))) {
         '/docs/migrations/v1-to-v2': 'text/markdown; charset=utf-8',
         '/docs/changelog': 'text/markdown; charset=utf-8',
         '/v2/openapi.json': 'application/json; charset=utf-8',
+        '/graphql': 'text/html; charset=utf-8',
       });
     });
 

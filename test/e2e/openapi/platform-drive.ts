@@ -1,6 +1,7 @@
-// What the Prism test sends to the platform's operations: health, metrics, events, discovery, guides, the documents themselves, the OAuth token endpoint and cookie sessions.
+// What the Prism test sends to the platform's operations: health, metrics, events, discovery, guides, the documents themselves, GraphQL and GraphiQL, the OAuth token endpoint and cookie sessions.
 import assert from 'node:assert/strict';
 import { DOCS_ASSETS } from '../../../src/catalog/docs-operations.js';
+import { GRAPHIQL_ASSETS } from '../../../src/catalog/graphiql-operations.js';
 import { expectError } from '../resources/expect.js';
 import type { Actors } from './prism-drive.js';
 import { PASSWORD } from './prism-drive.js';
@@ -28,6 +29,10 @@ export async function drivePlatform(c: ProxyClient, v: DocName): Promise<void> {
   const posted = await c.send(v, 'POST', '/graphql', { json: { query }, headers: { accept: 'application/json' }, expect: 200 });
   assert.ok(Array.isArray(posted.body.data.products.edges));
   await c.send(v, 'GET', `/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' }, expect: 200 });
+  // GraphiQL: /graphql opened by a browser, and the files it loads. With a key: Prism enforces the operation's
+  // security, which is the endpoint's (OpenAPI has no security per response type); the page ignores credentials.
+  await c.send(v, 'GET', '/graphql', { headers: { accept: 'text/html' }, expect: 200 });
+  for (const name of GRAPHIQL_ASSETS) await c.send(v, 'GET', `/graphql/assets/${name}`, { key: null, expect: 200 });
   const doc = await c.send(v, 'GET', `/${v}/openapi.json`, { key: null, expect: 200 });
   await c.send(v, 'GET', `/${v}/openapi.json`, { key: null, headers: { 'if-none-match': doc.headers.etag! }, expect: 304 });
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { RENDERER_FILES } from '../../../src/http/rendering/docs-assets.js';
+import { GRAPHIQL_FILES } from '../../../src/http/rendering/graphiql-assets.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -52,6 +53,11 @@ describe('scripts/build.mjs --if-stale', () => {
     for (const f of RENDERER_FILES) {
       mkdirSync(join(dir, 'node_modules/redoc', f.inPackage, '..'), { recursive: true });
       writeFileSync(join(dir, 'node_modules/redoc', f.inPackage), `${f.asset} 1\n`);
+    }
+    // GraphiQL's files, copied likewise: fake graphiql, react and react-dom packages.
+    for (const f of GRAPHIQL_FILES) {
+      mkdirSync(join(dir, 'node_modules', f.inModules, '..'), { recursive: true });
+      writeFileSync(join(dir, 'node_modules', f.inModules), `${f.asset} 1\n`);
     }
     writeFileSync(join(dir, 'package.json'), '{"name":"fake","type":"module"}');
     writeFileSync(join(dir, 'tsconfig.json'), '{}');
@@ -136,6 +142,22 @@ describe('scripts/build.mjs --if-stale', () => {
     assert.equal(result.status, 1);
     assert.match(result.stderr, /the \/docs renderer is missing .*redoc\/bundles\/redoc\.standalone\.js.*npm ci/);
     assert.deepEqual(start('--if-stale'), { built: true, status: 1 }, 'a failed copy records no stamp');
+    renameSync(`${bundle}.away`, bundle);
+    assert.deepEqual(start('--if-stale'), { built: true, status: 0 });
+  });
+
+  it('copies GraphiQL’s files into dist/assets under the names the server reads; builds again when one is gone; fails without graphiql', () => {
+    assert.deepEqual(start(), { built: true, status: 0 });
+    for (const f of GRAPHIQL_FILES) assert.equal(readFileSync(join(dir, 'dist/assets', f.asset), 'utf8'), `${f.asset} 1\n`, f.asset);
+    rmSync(join(dir, 'dist/assets', 'graphiql.min.js'));
+    assert.deepEqual(start('--if-stale'), { built: true, status: 0 }, 'a GraphiQL file missing from dist/assets');
+    assert.deepEqual(start('--if-stale'), { built: false, status: 0 });
+
+    const bundle = join(dir, 'node_modules/graphiql/graphiql.min.js');
+    renameSync(bundle, `${bundle}.away`);
+    const result = spawnSync(process.execPath, [join(dir, 'scripts/build.mjs')], { cwd: dir, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(result.status, 1);
+    assert.match(result.stderr, /GraphiQL is missing .*graphiql\/graphiql\.min\.js.*npm ci/);
     renameSync(`${bundle}.away`, bundle);
     assert.deepEqual(start('--if-stale'), { built: true, status: 0 });
   });

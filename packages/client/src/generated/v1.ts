@@ -249,16 +249,36 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A GraphQL query
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. GET runs queries only: a mutation is 405 and runs nothing.
+     * A GraphQL query, or GraphiQL in a browser
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. GET runs queries only: a mutation is 405 and runs nothing. Without a `query` parameter (or any other) and with an `Accept` that prefers `text/html` (a browser), the answer is the GraphiQL page instead: public (no credentials needed to load it; its requests carry the browser’s session, or the headers typed into its Headers tab), with a strong ETag. HEAD answers as GET.
      */
     get: operations['graphql.query'];
     put?: never;
     /**
      * A GraphQL operation
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. A request carrying one mutation may send an Idempotency-Key.
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.
      */
     post: operations['graphql.execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/graphql/assets/{asset}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the GraphiQL page
+     * @description A script, style sheet or licence the GraphiQL page (`GET /graphql` from a browser) loads: React, ReactDOM, GraphiQL, their licences and the page’s own script and style. Public; a strong ETag.
+     */
+    get: operations['graphql.asset'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3232,6 +3252,44 @@ export interface components {
           | unknown;
       };
     };
+    /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
+    Error409: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
     Error413_2: {
       headers: {
@@ -3310,6 +3368,44 @@ export interface components {
     };
     /** @description Expectation Failed: one of this operation’s `x-canon-error-codes` for 417. */
     Error417: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
+    /** @description Unprocessable Content: one of this operation’s `x-canon-error-codes` for 422. */
+    Error422: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -3521,7 +3617,7 @@ export interface components {
       };
     };
     /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
-    Error409: {
+    Error409_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -3589,7 +3685,7 @@ export interface components {
       };
     };
     /** @description Unprocessable Content: one of this operation’s `x-canon-error-codes` for 422. */
-    Error422: {
+    Error422_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -4213,9 +4309,9 @@ export interface operations {
   };
   'graphql.query': {
     parameters: {
-      query: {
+      query?: {
         /** @description The GraphQL document. */
-        query: string;
+        query?: string;
         /** @description Which operation of the document to run, when it has several. */
         operationName?: string;
         /** @description The variables, as JSON text. */
@@ -4289,7 +4385,21 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/html': string;
         };
+      };
+      /** @description Not Modified */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['Error400_3'];
       401: components['responses']['Error401_2'];
@@ -4307,7 +4417,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description For a request carrying one mutation: a repeat gets the first response again. */
+        /** @description For a request carrying mutations: they commit together, and a repeat gets the first response again. */
         'Idempotency-Key'?: string;
         /** @description The session’s CSRF token: required when the request is authenticated by the session cookie. */
         'X-CSRF-Token'?: string;
@@ -4390,6 +4500,7 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/event-stream': string;
         };
       };
       400: components['responses']['Error400_3'];
@@ -4397,14 +4508,76 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_3'];
       408: components['responses']['Error408_3'];
+      409: components['responses']['Error409'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_3'];
       415: components['responses']['Error415_2'];
       417: components['responses']['Error417'];
+      422: components['responses']['Error422'];
       429: components['responses']['Error429_3'];
       431: components['responses']['Error431_3'];
       500: components['responses']['Error500_3'];
       503: components['responses']['Error503_3'];
+    };
+  };
+  'graphql.asset': {
+    parameters: {
+      query?: {
+        /** @description The fingerprint the GraphiQL page puts on the URL: with the current one the file is cacheable for a year. */
+        v?: string;
+      };
+      header?: {
+        'If-None-Match'?: string;
+      };
+      path: {
+        asset:
+          | 'react.production.min.js'
+          | 'react-dom.production.min.js'
+          | 'graphiql.min.js'
+          | 'graphiql.min.css'
+          | 'react.LICENSE'
+          | 'react-dom.LICENSE'
+          | 'graphiql.LICENSE'
+          | 'graphiql-page.js'
+          | 'graphiql-page.css';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+          'text/css': string;
+          'text/plain': string;
+        };
+      };
+      /** @description Not Modified */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['Error400'];
+      404: components['responses']['Error404'];
+      408: components['responses']['Error408'];
+      414: components['responses']['Error414'];
+      429: components['responses']['Error429_2'];
+      431: components['responses']['Error431'];
+      500: components['responses']['Error500'];
+      503: components['responses']['Error503'];
     };
   };
   'v1.users.list': {
@@ -4598,12 +4771,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -4741,13 +4914,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -4792,7 +4965,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -4878,13 +5051,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5104,12 +5277,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5321,12 +5494,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5470,13 +5643,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5521,7 +5694,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -5616,13 +5789,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5836,12 +6009,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -5973,13 +6146,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6024,7 +6197,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -6101,13 +6274,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6162,12 +6335,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6278,12 +6451,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6523,12 +6696,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6718,12 +6891,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6847,13 +7020,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -6898,7 +7071,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -6963,13 +7136,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7169,12 +7342,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7302,13 +7475,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7353,7 +7526,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -7424,13 +7597,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7622,12 +7795,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7759,13 +7932,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -7810,7 +7983,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -7887,13 +8060,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8091,12 +8264,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8236,13 +8409,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8287,7 +8460,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -8376,13 +8549,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8610,12 +8783,12 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8771,13 +8944,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8822,7 +8995,7 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_4'];
       429: components['responses']['Error429_4'];
@@ -8935,13 +9108,13 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -8996,12 +9169,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];
@@ -9420,12 +9593,12 @@ export interface operations {
       404: components['responses']['Error404_2'];
       406: components['responses']['Error406_4'];
       408: components['responses']['Error408_4'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_4'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_2'];
-      422: components['responses']['Error422'];
+      422: components['responses']['Error422_2'];
       429: components['responses']['Error429_4'];
       431: components['responses']['Error431_4'];
       500: components['responses']['Error500_4'];

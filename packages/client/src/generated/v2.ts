@@ -313,16 +313,36 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * A GraphQL query
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. GET runs queries only: a mutation is 405 and runs nothing.
+     * A GraphQL query, or GraphiQL in a browser
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. GET runs queries only: a mutation is 405 and runs nothing. Without a `query` parameter (or any other) and with an `Accept` that prefers `text/html` (a browser), the answer is the GraphiQL page instead: public (no credentials needed to load it; its requests carry the browser’s session, or the headers typed into its Headers tab), with a strong ETag. HEAD answers as GET.
      */
     get: operations['graphql.query'];
     put?: never;
     /**
      * A GraphQL operation
-     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. A request carrying one mutation may send an Idempotency-Key.
+     * @description The GraphQL API (docs/graphql.md, schema in docs/schema.graphql): the same resources, permissions, services and events as REST. Errors of the document and of fields travel in the body with `extensions.code` from the error catalog: with HTTP 200 under `application/json`; under `application/graphql-response+json` a response that ran nothing (no `data`) has its error’s status, and refusals before it (credentials, CSRF, rate limit) are in GraphQL’s shape too. A request that is no GraphQL request (no query, not JSON) is 400 in the uniform error body. With `Accept: text/event-stream` the operation is answered over Server-Sent Events (subscriptions: `events(after:, types:)`, `orderEvents(id:)`…); a subscription sent for JSON is refused (`NOT_ACCEPTABLE`) and runs nothing. A request carrying mutations may send an Idempotency-Key: its mutations commit together or not at all, and a repeat gets the first response again.
      */
     post: operations['graphql.execute'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/graphql/assets/{asset}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A file of the GraphiQL page
+     * @description A script, style sheet or licence the GraphiQL page (`GET /graphql` from a browser) loads: React, ReactDOM, GraphiQL, their licences and the page’s own script and style. Public; a strong ETag.
+     */
+    get: operations['graphql.asset'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -3373,6 +3393,44 @@ export interface components {
           | unknown;
       };
     };
+    /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
+    Error409: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Content Too Large: one of this operation’s `x-canon-error-codes` for 413. */
     Error413_3: {
       headers: {
@@ -3487,8 +3545,46 @@ export interface components {
           | unknown;
       };
     };
+    /** @description Unprocessable Content: one of this operation’s `x-canon-error-codes` for 422. */
+    Error422_3: {
+      headers: {
+        'X-Request-Id': components['headers']['X-Request-Id'];
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+        Vary: components['headers']['Vary-optional'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['Error'];
+        'application/graphql-response+json':
+          | {
+              /** @description The result; absent when the request ran nothing (it was refused). */
+              data?: Record<string, unknown> | null;
+              errors?: {
+                message: string;
+                locations?: {
+                  line: number;
+                  column: number;
+                }[];
+                path?: (string | number)[];
+                extensions: {
+                  /** @description A code of the error catalog (docs/errors.md). */
+                  code: string;
+                  details?: {
+                    field: string;
+                    message: string;
+                    value?: unknown;
+                  }[];
+                };
+              }[];
+            }
+          | unknown
+          | unknown;
+      };
+    };
     /** @description Conflict: one of this operation’s `x-canon-error-codes` for 409. */
-    Error409: {
+    Error409_2: {
       headers: {
         'X-Request-Id': components['headers']['X-Request-Id'];
         'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
@@ -4285,9 +4381,9 @@ export interface operations {
   };
   'graphql.query': {
     parameters: {
-      query: {
+      query?: {
         /** @description The GraphQL document. */
-        query: string;
+        query?: string;
         /** @description Which operation of the document to run, when it has several. */
         operationName?: string;
         /** @description The variables, as JSON text. */
@@ -4361,7 +4457,21 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/html': string;
         };
+      };
+      /** @description Not Modified */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit-optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining-optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       400: components['responses']['Error400_3'];
       401: components['responses']['Error401_3'];
@@ -4379,7 +4489,7 @@ export interface operations {
     parameters: {
       query?: never;
       header?: {
-        /** @description For a request carrying one mutation: a repeat gets the first response again. */
+        /** @description For a request carrying mutations: they commit together, and a repeat gets the first response again. */
         'Idempotency-Key'?: string;
         /** @description The session’s CSRF token: required when the request is authenticated by the session cookie. */
         'X-CSRF-Token'?: string;
@@ -4462,6 +4572,7 @@ export interface operations {
               }
             | unknown
             | unknown;
+          'text/event-stream': string;
         };
       };
       400: components['responses']['Error400_3'];
@@ -4469,14 +4580,76 @@ export interface operations {
       403: components['responses']['Error403_3'];
       406: components['responses']['Error406_3'];
       408: components['responses']['Error408_3'];
+      409: components['responses']['Error409'];
       413: components['responses']['Error413_3'];
       414: components['responses']['Error414_3'];
       415: components['responses']['Error415_3'];
       417: components['responses']['Error417_3'];
+      422: components['responses']['Error422_3'];
       429: components['responses']['Error429_3'];
       431: components['responses']['Error431_3'];
       500: components['responses']['Error500_3'];
       503: components['responses']['Error503_3'];
+    };
+  };
+  'graphql.asset': {
+    parameters: {
+      query?: {
+        /** @description The fingerprint the GraphiQL page puts on the URL: with the current one the file is cacheable for a year. */
+        v?: string;
+      };
+      header?: {
+        'If-None-Match'?: string;
+      };
+      path: {
+        asset:
+          | 'react.production.min.js'
+          | 'react-dom.production.min.js'
+          | 'graphiql.min.js'
+          | 'graphiql.min.css'
+          | 'react.LICENSE'
+          | 'react-dom.LICENSE'
+          | 'graphiql.LICENSE'
+          | 'graphiql-page.js'
+          | 'graphiql-page.css';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control-optional'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+          'text/css': string;
+          'text/plain': string;
+        };
+      };
+      /** @description Not Modified */
+      304: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          ETag: components['headers']['ETag'];
+          Vary: components['headers']['Vary-optional'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['Error400'];
+      404: components['responses']['Error404_2'];
+      408: components['responses']['Error408'];
+      414: components['responses']['Error414'];
+      429: components['responses']['Error429'];
+      431: components['responses']['Error431'];
+      500: components['responses']['Error500'];
+      503: components['responses']['Error503'];
     };
   };
   'v2.users.list': {
@@ -4662,7 +4835,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -4796,7 +4969,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -4844,7 +5017,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -4927,7 +5100,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -5145,7 +5318,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -5358,7 +5531,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -5502,7 +5675,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -5550,7 +5723,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -5648,7 +5821,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -5860,7 +6033,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -5988,7 +6161,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -6036,7 +6209,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -6110,7 +6283,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -6168,7 +6341,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6278,7 +6451,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6512,7 +6685,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6699,7 +6872,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -6819,7 +6992,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -6867,7 +7040,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -6929,7 +7102,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7127,7 +7300,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -7251,7 +7424,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7299,7 +7472,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -7367,7 +7540,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7557,7 +7730,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -7685,7 +7858,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -7733,7 +7906,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -7807,7 +7980,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8003,7 +8176,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -8139,7 +8312,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8187,7 +8360,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -8273,7 +8446,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8499,7 +8672,7 @@ export interface operations {
       403: components['responses']['Error403_2'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -8651,7 +8824,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8699,7 +8872,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       414: components['responses']['Error414_2'];
       429: components['responses']['Error429_2'];
@@ -8809,7 +8982,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       412: components['responses']['Error412'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
@@ -8867,7 +9040,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
@@ -9272,7 +9445,7 @@ export interface operations {
       404: components['responses']['Error404'];
       406: components['responses']['Error406_2'];
       408: components['responses']['Error408_2'];
-      409: components['responses']['Error409'];
+      409: components['responses']['Error409_2'];
       413: components['responses']['Error413_2'];
       414: components['responses']['Error414_2'];
       415: components['responses']['Error415_2'];
