@@ -9,7 +9,8 @@ const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 /** Written out, not imported: widening the policy must fail here. */
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const STRONG_ETAG = /^"[A-Za-z0-9_-]{43}"$/;
+/** A digest, and in the listening modes the coding fetch asked for (`+br`, `+gz`: a tag per content coding, issue 31.5). */
+const STRONG_ETAG = /^"[A-Za-z0-9_-]{43}(?:\+(?:br|gz))?"$/;
 /** What Chromium sends when it navigates to a page. */
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,application/signed-exchange;v=b3;q=0.7';
 const PUBLIC = { key: null } as const;
@@ -41,7 +42,8 @@ for (const mode of MODES) {
       assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
       assert.match(res.headers.etag!, STRONG_ETAG);
       assert.equal(res.headers['cache-control'], 'public, max-age=300');
-      assert.equal(res.headers.vary, 'Accept');
+      // Accept chose the page over JSON; Accept-Encoding its coding (issue 31.5).
+      assert.equal(res.headers.vary, 'Accept, Accept-Encoding');
       assert.equal(res.headers['content-security-policy'], CSP);
       assert.equal(res.headers['referrer-policy'], 'no-referrer');
       assert.equal(res.headers['x-content-type-options'], 'nosniff');
