@@ -242,7 +242,11 @@ async function runRepeat({ part, data, repeat, pinning, install, dir, pools, rea
       }
       return out;
     });
-    const split = reportSplit(profileNames.canon, { title: `${part} mixed Canon`, cpuMicrosPerRequest: results.canon.serverCpuMicrosPerRequest ?? undefined });
+    const split = reportSplit(profileNames.canon, {
+      title: `${part} mixed Canon`,
+      cpuMicrosPerRequest: results.canon.serverCpuMicrosPerRequest ?? undefined,
+      window: results.canon.window,
+    });
     return { results, ratio: results.canon.requestsPerSecond.average / results.platformatic.requestsPerSecond.average, ...(split ? { profile: split } : {}) };
   } finally {
     if (part === 'pg') for (const c of Object.values(copies)) await dropDatabase(c.name);

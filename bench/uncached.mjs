@@ -255,7 +255,11 @@ async function runScenario({ part, data, name, scenario, repeat, pinning, instal
   });
   const profiles = {};
   for (const who of ['canon', 'canonNoCache'].filter((w) => results[w])) {
-    const split = reportSplit(profileNames[who], { title: `${part} ${name} ${LABELS[who]}`, cpuMicrosPerRequest: results[who].serverCpuMicrosPerRequest ?? undefined });
+    const split = reportSplit(profileNames[who], {
+      title: `${part} ${name} ${LABELS[who]}`,
+      cpuMicrosPerRequest: results[who].serverCpuMicrosPerRequest ?? undefined,
+      window: results[who].window,
+    });
     if (split) profiles[who] = split;
   }
   return { results, ...(Object.keys(profiles).length > 0 ? { profiles } : {}) };

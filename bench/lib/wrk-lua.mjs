@@ -184,7 +184,8 @@ export async function measureScript(server, base, script, { label, connections, 
   const coresBefore = coreTimes();
   const wallBefore = process.hrtime.bigint();
   const w = await runWrkScript(base, script('measure', taken), duration, { connections, pinned, dir });
-  const wallSeconds = Number(process.hrtime.bigint() - wallBefore) / 1e9;
+  const wallAfter = process.hrtime.bigint();
+  const wallSeconds = Number(wallAfter - wallBefore) / 1e9;
   const serverAfter = cpuSecondsOf(server.child.pid);
   const clientAfter = selfAndChildrenSeconds();
   const coresAfter = coreTimes();
@@ -226,6 +227,8 @@ export async function measureScript(server, base, script, { label, connections, 
     durationSeconds: w.seconds,
     taken,
     exhausted,
+    // The measured run on the monotonic clock (µs), to take its samples out of a CPU profile (bench/lib/profile-split.mjs).
+    window: { startUs: Number(wallBefore / 1000n), endUs: Number(wallAfter / 1000n) },
     ...(w.status > 0 ? { serverOutputTail: server.output().slice(-2000) } : {}),
   };
 }
