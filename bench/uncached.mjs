@@ -6,7 +6,9 @@
 // Equal data: BENCH_PRODUCTS products (default 2,000) seeded through Canon's store (bench/lib/peers.mjs); on SQLite
 // each server of each run reads its own copy of the file, on PostgreSQL both read one database. Four scenarios,
 // each request drawn at random by wrk's Lua (bench/lib/wrk-lua.mjs), Platformatic asked for the same page with
-// the same work (its count asked for with totalCount=true wherever Canon's answer carries pagination.total):
+// the same work (its count asked for with totalCount=true wherever Canon's answer carries pagination.total, and
+// Canon's default order, by id, asked for: without an ORDER BY SQLite may walk a covering index of the fields
+// asked for, and a sparse page of Platformatic's then lists other products):
 //   offset    /v2/products?limit=20&offset=<0…n-20>
 //   filtered  /v2/products?status=active&price.amount[gte]=<0…5400>&sort=-price.amount&limit=20&offset=<0…40>
 //             (Platformatic: where.status.eq, where.priceAmount.gte, orderby.priceAmount=desc)
@@ -107,7 +109,7 @@ function scenarios(part) {
       params: { offset: { int: [0, lastOffset] } },
       draw: () => ({ offset: String(randomInt(0, lastOffset)) }),
       canon: (p) => [`/v2/products?limit=${LIMIT}&offset=`, p.offset],
-      platformatic: (p) => [`/products?limit=${LIMIT}&totalCount=true${full}&offset=`, p.offset],
+      platformatic: (p) => [`/products?orderby.id=asc&limit=${LIMIT}&totalCount=true${full}&offset=`, p.offset],
     },
     filtered: {
       title: 'random filtered, sorted page',
@@ -133,7 +135,7 @@ function scenarios(part) {
       draw: () => ({ fields: String(randomInt(0, FIELD_SETS.length - 1)), offset: String(randomInt(0, lastOffset)) }),
       canon: (p) => ['/v2/products?fields=', p.fields.index ? { pick: canonFields } : canonFields[Number(p.fields)], `&limit=${LIMIT}&offset=`, p.offset],
       platformatic: (p) => [
-        '/products?fields=',
+        '/products?orderby.id=asc&fields=',
         p.fields.index ? { pick: platformaticFields } : platformaticFields[Number(p.fields)],
         `&limit=${LIMIT}&totalCount=true&offset=`,
         p.offset,

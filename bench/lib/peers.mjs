@@ -99,11 +99,18 @@ export async function seedPg(products) {
   };
 }
 
+/**
+ * Canon's event-loop overload guard off (CANON_MAX_EVENT_LOOP_DELAY_MS=0, as in the tests): on this shared
+ * machine other work stalls the server for over its 1 s limit, and Canon then answers 503 for the next 10 s
+ * (a whole run of 312 requests in one trial) while Platformatic DB, which has no such guard, carries on.
+ */
+const OVERLOAD_OFF = { CANON_MAX_EVENT_LOOP_DELAY_MS: '0' };
+
 /** Server specs for one repeat: Canon, Platformatic DB and any `extraCanons` ({ key, name, env?, nodeArgs? }), on the given database URLs per key. */
 export function peerSpecs({ urls, pinned, install, profileNames = {}, extraCanons = [] }) {
-  const canon = (key, opts = {}) => ({
+  const canon = (key, { env = {}, ...opts } = {}) => ({
     key,
-    start: (port) => startCanon(port, { databaseUrl: urls[key], adminKey: ADMIN_KEY, pinned, profileName: profileNames[key] ?? key, ...opts }),
+    start: (port) => startCanon(port, { databaseUrl: urls[key], adminKey: ADMIN_KEY, pinned, profileName: profileNames[key] ?? key, env: { ...OVERLOAD_OFF, ...env }, ...opts }),
   });
   return [
     canon('canon'),
