@@ -10,7 +10,9 @@ import { profileFileOf } from './canon.mjs';
  * this sums them into the categories the issue names. A sample's category is decided by its stack, leaf first:
  * native frames (no script URL: better-sqlite3's `all`, JSON.stringify, a socket's writev) are charged to the
  * nearest caller with one, so a statement's run counts as SQL and a stringify inside rendering as rendering.
- * Rules (first match on that frame): names with etag, with link, then paths. The count: V8 charges a native
+ * Rules (first match on that frame): Node's I/O modules (the socket, HTTP, streams) are Node core; its helpers
+ * (crypto, Buffer, URL, events) go to their caller, so a hash made for an ETag is the ETag's; then names with
+ * etag, with link, then paths. The count: V8 charges a native
  * call such as better-sqlite3's `get` to the JavaScript function making it, so on SQLite the count and the page
  * are both list()'s self time (src/store/sqlite/sqlite-ops.ts); its line ticks (positionTicks) tell them apart,
  * the ticks on the line that runs `sql.count` going to count. On PostgreSQL the count runs beside the page on
@@ -30,6 +32,7 @@ export const CATEGORIES = [
   'Canon HTTP (routes, transport)',
   'other Canon',
   'Node core (http, net)',
+  'Node core (other)',
   'GC',
   'other',
 ];
@@ -38,10 +41,19 @@ const SQL_MODULES = /\/node_modules\/(better-sqlite3|pg|pg-protocol|pg-pool|pg-t
 const FASTIFY_MODULES =
   /\/node_modules\/(fastify|@fastify\/[^/]+|find-my-way|light-my-request|avvio|fast-json-stringify|fast-querystring|fast-uri|fastq|pino|pino-std-serializers|sonic-boom|abstract-logging|process-warning|toad-cache|secure-json-parse|rfdc|fast-decode-uri-component|safe-regex2|ret|on-exit-leak-free|thread-stream|atomic-sleep|quick-format-unescaped|fast-redact|real-require|safe-stable-stringify)\//;
 
+/** Node's own modules whose work is the server's I/O: the socket, the HTTP parser and writer, streams. */
+const NODE_IO = /^node:(net|http|_http_\w+|stream|internal\/(stream_base_commons|streams\/|http|net|js_stream_socket))/;
+/** Node's helpers, charged to their caller. */
+const NODE_HELPERS = /^node:(buffer|events|url|util|querystring|string_decoder|crypto|internal\/(crypto\/|url|util|buffer|querystring|validators|errors|event_target))/;
+
 /** The category of one frame with a script URL (and the native leaf under it, if any), or undefined to look further up. */
 function categoryOf(frame) {
   const { url, functionName } = frame;
-  if (url.startsWith('node:')) return 'Node core (http, net)';
+  if (url.startsWith('node:')) {
+    // Helpers (a hash, a Buffer, a URL, an event) are charged to whoever called them: the ETag's hash is the ETag's.
+    if (NODE_HELPERS.test(url)) return undefined;
+    return NODE_IO.test(url) ? 'Node core (http, net)' : 'Node core (other)';
+  }
   if (SQL_MODULES.test(url)) return 'SQL/driver';
   if (FASTIFY_MODULES.test(url)) return 'Fastify';
   const at = url.indexOf('/dist/src/');
@@ -96,9 +108,20 @@ export function splitProfile(file, window) {
     else if (leaf.functionName === '(garbage collector)') category = 'GC';
     else if (leaf.functionName === '(program)' || leaf.functionName === '(root)') category = 'other';
     else {
-      for (let at = id; at !== undefined && category === undefined; at = parent.get(at)) {
+      let at = id;
+      for (; at !== undefined && category === undefined; at = parent.get(at)) {
         const frame = byId.get(at).callFrame;
         if (frame.url) category = categoryOf(frame);
+      }
+      // Socket work is the database's when the database driver asked for it (pg writing a query), the HTTP
+      // server's otherwise: the first caller outside Node decides.
+      if (category === 'Node core (http, net)') {
+        for (; at !== undefined; at = parent.get(at)) {
+          const { url } = byId.get(at).callFrame;
+          if (!url || url.startsWith('node:')) continue;
+          if (SQL_MODULES.test(url) || url.includes('/dist/src/store/')) category = 'SQL/driver';
+          break;
+        }
       }
       category ??= 'other';
     }
