@@ -91,12 +91,27 @@ const PLATFORMATIC_FIELD = {
 const canonFields = FIELD_SETS.map((set) => ['id', ...set].join(','));
 const platformaticFields = FIELD_SETS.map((set) => ['id', ...set.flatMap((f) => PLATFORMATIC_FIELD[f])].join(','));
 
-/** The walks a cursor scenario draws its pages from: Canon's query, and Platformatic's same order. */
+/**
+ * The walks a cursor scenario draws its pages from: Canon's query, and Platformatic's same order. Four whole
+ * walks, then BENCH_CURSOR_WALKS (default 200) filtered ones, each from another price threshold, status and
+ * direction: thousands of distinct pages, more than the page cache keeps (1,000 pages, 10,000 rows), so that
+ * a page read again is rarely still kept (with the four walks alone, 268 pages, the cache answered nearly all).
+ */
+const CURSOR_WALKS = intFromEnv('BENCH_CURSOR_WALKS', 200, 0, 10_000);
 const WALKS = [
   { canon: `/v2/products?limit=${LIMIT}`, platformatic: `/products?orderby.id=asc&limit=${LIMIT}` },
   { canon: `/v2/products?status=active&sort=-price.amount&limit=${LIMIT}`, platformatic: `/products?where.status.eq=active&orderby.priceAmount=desc&limit=${LIMIT}` },
   { canon: `/v2/products?sort=name&limit=${LIMIT}`, platformatic: `/products?orderby.name=asc&limit=${LIMIT}` },
   { canon: `/v2/products?status=draft&sort=price.amount&limit=${LIMIT}`, platformatic: `/products?where.status.eq=draft&orderby.priceAmount=asc&limit=${LIMIT}` },
+  ...Array.from({ length: CURSOR_WALKS }, (_, i) => {
+    const gte = Math.round((i * 60_000) / Math.max(1, CURSOR_WALKS));
+    const status = ['active', 'draft', 'archived'][i % 3];
+    const [sort, order] = i % 2 === 0 ? ['-price.amount', 'desc'] : ['price.amount', 'asc'];
+    return {
+      canon: `/v2/products?status=${status}&price.amount[gte]=${gte}&sort=${sort}&limit=${LIMIT}`,
+      platformatic: `/products?where.status.eq=${status}&where.priceAmount.gte=${gte}&orderby.priceAmount=${order}&limit=${LIMIT}`,
+    };
+  }),
 ];
 
 function scenarios(part) {
@@ -149,7 +164,15 @@ function scenarios(part) {
  * Walks every WALK to its end on Canon (next_cursor after next_cursor) and writes two pools: Canon's page paths
  * with their cursors, and Platformatic's same pages by offset (with the full-row fields on PostgreSQL).
  */
+const collected = new Map();
 async function collectWalks(base, part, dir) {
+  // Cursors are signed with the benchmark's fixed CANON_SECRET (bench/lib/canon.mjs) over the same data: one
+  // collection serves every repeat of a part.
+  if (!collected.has(part)) collected.set(part, await walkAll(base, part, dir));
+  return collected.get(part);
+}
+
+async function walkAll(base, part, dir) {
   const full = part === 'pg' ? `&fields=${PLATFORMATIC_FULL_FIELDS}` : '';
   const canon = [];
   const platformatic = [];
