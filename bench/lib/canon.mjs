@@ -12,6 +12,9 @@ import { assertAlive, childEnv, request, startServer } from './processes.mjs';
 const RUN_STAMP = new Date().toISOString().replace(/[:.]/g, '-');
 const profileFile = (name) => `${RUN_STAMP}-${name}.cpuprofile`;
 
+/** Where Canon's profile `name` of this run is written (BENCH_CPU_PROF set). */
+export const profileFileOf = (name) => path.join(settings.cpuProfileDir, profileFile(name));
+
 /** A fixed secret so that cursors stay valid across restarts of the same data. */
 const CANON_SECRET = 'bench-cursor-signing-secret-0123456789abcdef';
 
@@ -51,16 +54,28 @@ function nodeArgs(profileName) {
 /**
  * Starts `canon serve` on 127.0.0.1:port. `rateLimit`: 'unlimited' (on, with limits no run reaches) or 'off'.
  * With BENCH_CPU_PROF set, Canon runs under `node --cpu-prof` and writes `<run time>-<profileName>.cpuprofile` there.
- * `cli` runs another build (a worktree of an earlier commit) instead of this checkout's.
+ * `cli` runs another build (a worktree of an earlier commit) instead of this checkout's; `nodeArgs` are Node flags
+ * for this process only (a preload such as bench/lib/no-page-cache.mjs).
  */
 export function startCanon(
   port,
-  { databaseUrl, adminKey, pinned, seed = false, rateLimit = 'unlimited', profileName = 'canon', name = 'Canon', env: extraEnv = {}, cli = CANON_CLI },
+  {
+    databaseUrl,
+    adminKey,
+    pinned,
+    seed = false,
+    rateLimit = 'unlimited',
+    profileName = 'canon',
+    name = 'Canon',
+    env: extraEnv = {},
+    cli = CANON_CLI,
+    nodeArgs: extraNodeArgs = [],
+  },
 ) {
   if (cli === CANON_CLI) assertBuilt();
   else if (!existsSync(cli)) throw new Error(`${cli} is missing: build that worktree first`);
   const env = canonEnv({ databaseUrl, adminKey, seed, rateLimit, extraEnv: { PORT: String(port), HOST: '127.0.0.1', ...extraEnv } });
-  return startServer(name, cli, ['serve'], env, pinned, nodeArgs(profileName));
+  return startServer(name, cli, ['serve'], env, pinned, [...extraNodeArgs, ...nodeArgs(profileName)]);
 }
 
 /** Starts `canon worker` (no HTTP) and resolves once it says it is running; same environment rules as startCanon. `track` sees the process once spawned. */
@@ -207,7 +222,7 @@ export function topSelfTime(file, top = 12) {
 /** With BENCH_CPU_PROF set: prints (and returns) the top self-time functions of Canon's profile `profileName`. */
 export function reportProfile(profileName) {
   if (!settings.cpuProfileDir) return undefined;
-  const file = path.join(settings.cpuProfileDir, profileFile(profileName));
+  const file = profileFileOf(profileName);
   if (!existsSync(file)) {
     console.warn(`bench: WARNING no CPU profile at ${file} (did Canon exit cleanly?)`);
     return undefined;
