@@ -5,7 +5,7 @@ import type { CompiledResource } from '../model/compile.js';
 import type { StoredRecord } from '../store/types.js';
 import type { Context } from './context.js';
 import { fieldName } from './names.js';
-import type { ObjectSource } from './object-types.js';
+import type { ObjectSource } from './object-source.js';
 import { DateTime, JSONValue } from './scalars.js';
 
 export const OperationStatus = new GraphQLEnumType({

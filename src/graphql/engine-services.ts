@@ -6,7 +6,7 @@ import type { VisibleBatches } from '../services/visible-batches.js';
 import type { EventFeed } from '../services/event-feed.js';
 import type { ApiVersion } from '../model/versions.js';
 import type { StoredEvent } from '../store/types.js';
-import type { EventViewOf } from './subscriptions.js';
+import type { EventView } from '../model/event-shape.js';
 
 export interface EngineServices {
   model: CompiledModel;
@@ -18,5 +18,5 @@ export interface EngineServices {
   /** The event feed REST's `/events` reads: where a subscription starts and what it may see. */
   feed: EventFeed;
   /** An event as `/events` renders it (src/events/event-view.ts): a subscription's `Event` shows exactly that. */
-  eventView: (event: StoredEvent, version: ApiVersion) => EventViewOf;
+  eventView: (event: StoredEvent, version: ApiVersion) => EventView;
 }

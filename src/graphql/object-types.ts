@@ -16,9 +16,9 @@ import { pascalCase } from '../lib/names.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { FieldDef } from '../model/types.js';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../query/list-parameters.js';
-import type { Loaded } from '../services/access.js';
 import { etagOf } from '../services/etags.js';
 import { actionFields, OperationStatus } from './action-fields.js';
+import type { ObjectSource } from './object-source.js';
 import { edgesOf, type ConnectionSource, type Edge } from './connections.js';
 import type { Context } from './context.js';
 import { EnumTypes, inputType, outputType } from './field-types.js';
@@ -28,7 +28,7 @@ import { DateTime } from './scalars.js';
 import { toManyConnection, toManyList, toOne } from './relation-fields.js';
 
 /** An object as resolvers hand it on: the record, what the caller may do with it, and secrets a create or action shows once. */
-export type ObjectSource = Loaded & { reveal?: Record<string, unknown> };
+export type { ObjectSource };
 
 /** Relay's PageInfo (https://relay.dev/graphql/connections.htm §5): hasPreviousPage is true only after a cursor (it is not counted). */
 export const PageInfo = new GraphQLObjectType<ConnectionSource, Context>({

@@ -10,7 +10,7 @@ import { pageConnection, type ConnectionSource } from './connections.js';
 import type { Context } from './context.js';
 import { planOf, type ListArgs } from './list-args.js';
 import { fieldName } from './names.js';
-import type { ObjectSource } from './object-types.js';
+import type { ObjectSource } from './object-source.js';
 
 type Args = Record<string, unknown>;
 type Root = GraphQLFieldResolver<unknown, Context, Args, Promise<unknown>>;
