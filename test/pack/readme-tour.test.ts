@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { ERROR_CATALOG } from '../../src/errors/catalog.js';
+import { TEST_PROCESS_ENV } from '../support/harness.js';
 import { reapOnExit } from '../support/reaper.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -84,7 +85,10 @@ class Server {
 
   async start(cwd: string, port: number, env: Record<string, string>): Promise<void> {
     this.output = '';
-    const child = reapOnExit(spawn(process.execPath, [CLI, 'serve', '--port', String(port)], { cwd, env: readerEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+    // The event-loop overload check off, as for every process a test starts (TEST_PROCESS_ENV): on a loaded CI machine it
+    // answered the tour's first requests with 503. Nothing the tour shows depends on it.
+    const serverEnv = readerEnv({ CANON_MAX_EVENT_LOOP_DELAY_MS: TEST_PROCESS_ENV.CANON_MAX_EVENT_LOOP_DELAY_MS!, ...env });
+    const child = reapOnExit(spawn(process.execPath, [CLI, 'serve', '--port', String(port)], { cwd, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] }));
     this.child = child;
     await new Promise<void>((resolve, reject) => {
       // Generous: the first start seeds demo users, each password hashed at the production cost.
