@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from '../../../src/store/sqlite/native-handles.js';
 import { GroupCommit, type GroupHooks } from '../../../src/store/sqlite/group-commit.js';
 import { Connection } from '../../../src/store/sqlite/sqlite-ops.js';
 import { Mutex } from '../../../src/store/mutex.js';
@@ -48,10 +49,10 @@ describe('SQLite group commit', () => {
   let n = 0;
   function setUp(): { db: Database.Database; other: Database.Database; group: GroupCommit; hooks: RecordingHooks; commits: () => number } {
     file = path.join(dir, `g${n++}.db`);
-    const db = new Database(file);
+    const db = openDatabase(file);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec('CREATE TABLE t (k TEXT PRIMARY KEY)');
-    const other = new Database(file, { readonly: true });
+    const other = openDatabase(file, { readonly: true });
     const hooks = new RecordingHooks();
     const mutex = new Mutex();
     let commits = 0;
@@ -207,7 +208,7 @@ describe('SQLite group commit', () => {
 
   it('a BEGIN that fails (the database is locked by another writer) refuses the whole group, and the next group runs', async () => {
     const { db, group } = setUp();
-    const writer = new Database(file);
+    const writer = openDatabase(file);
     writer.exec('PRAGMA busy_timeout = 0');
     db.exec('PRAGMA busy_timeout = 0');
     writer.exec('BEGIN IMMEDIATE');
