@@ -210,11 +210,14 @@ export class GraphqlEngine {
   /** Runs a query or mutation that is ready (a keyed mutation under its Idempotency-Key). */
   private async run(req: EngineRequest, { source, document, operation, variables }: Ready): Promise<EngineResponse> {
     if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document);
-    // Variables are checked by graphql-js on every run, so their refusals read the same before and after the
-    // operation is compiled (graphql-jit words them otherwise); the compiled query takes them as sent.
-    const coerced = operation.variableDefinitions?.length ? getVariableValues(this.schema, operation.variableDefinitions, variables, { maxErrors: 25 }) : undefined;
-    if (coerced?.errors) return this.answer(req, { errors: coerced.errors });
     const result = await this.compiledOf(source, document, req.params.operationName).query(undefined, createContext(this.deps, req.principal), variables);
+    // Variables that do not fit stop a run before any field (no data). graphql-jit words that refusal otherwise than
+    // graphql-js, so it is made again by graphql-js: refusals read the same before and after the operation is
+    // compiled, and a request whose variables fit is coerced once, not twice.
+    if (result.data === undefined && operation.variableDefinitions?.length) {
+      const coerced = getVariableValues(this.schema, operation.variableDefinitions, variables, { maxErrors: 25 });
+      if (coerced.errors) return this.answer(req, { errors: coerced.errors });
+    }
     return this.answer(req, result);
   }
 
