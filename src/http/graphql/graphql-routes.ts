@@ -2,9 +2,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { AppError, isAppError } from '../../errors/app-error.js';
-import type { ResponseMedia } from '../../graphql/engine.js';
+import type { EngineRequest, EngineResponse, ResponseMedia } from '../../graphql/engine.js';
 import { formatRequestError } from '../../graphql/errors.js';
-import { paramsFromBody, paramsFromQuery } from '../../graphql/request.js';
+import { paramsFromBody, paramsFromQuery, type GraphqlParams } from '../../graphql/request.js';
+import type { Principal } from '../../model/principal.js';
 import { rateHeaders, rateLimited } from '../../limits/rate-limiter.js';
 import { authHook, csrfHook } from '../transport/auth-hooks.js';
 import type { HttpDeps } from '../deps.js';
@@ -13,7 +14,6 @@ import { loggableUrl } from '../transport/loggable-url.js';
 import { graphiqlHandlers, wantsGraphiql } from './graphiql-routes.js';
 import type { RouteSpec } from '../routes/operation-routes.js';
 import { wantsEventStream } from '../routes/event-routes.js';
-import type { EngineRequest } from '../../graphql/engine.js';
 import { graphqlStreamHandler } from './graphql-sse.js';
 
 /** The media types in the order ties are broken: any type, or no Accept, gets application/json, the legacy default (§6.4). */
@@ -52,20 +52,65 @@ function lastEventIdOf(request: FastifyRequest): { lastEventId?: string } {
   return typeof header === 'string' && header !== '' ? { lastEventId: header } : {};
 }
 
+/** A GraphQL answer or refusal as an HTTP response: status, headers (Content-Type among them) and JSON text. */
+export interface GraphqlHttpAnswer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: string;
+}
+
 /**
  * A refusal before the operation is looked at (credentials, CSRF, the per-request rate limit). Under
  * application/graphql-response+json it is GraphQL's `{errors}` with the refusal's status (§6.4.2: a response
  * without data is 4xx), so a GraphQL client reads `extensions.code` (UNAUTHENTICATED); under application/json
- * the uniform error body, as every endpoint answers it.
+ * (undefined here) the uniform error body, as every endpoint answers it.
  */
+export function graphqlRefusal(deps: HttpDeps, accept: string | undefined, err: unknown): GraphqlHttpAnswer | undefined {
+  if (!isAppError(err) || graphqlMediaOf(accept) !== 'application/graphql-response+json') return undefined;
+  return {
+    status: err.status,
+    headers: { ...factHeaders(err.facts, deps.cookieNames), ...err.headers, 'cache-control': 'no-store', 'content-type': 'application/graphql-response+json; charset=utf-8' },
+    body: JSON.stringify({ errors: [formatRequestError({ error: err })] }),
+  };
+}
+
 function refuse(deps: HttpDeps, request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
-  if (!isAppError(err) || graphqlMediaOf(request.headers.accept) !== 'application/graphql-response+json') throw err;
-  const body = JSON.stringify({ errors: [formatRequestError({ error: err })] });
-  return reply
-    .code(err.status)
-    .headers({ ...factHeaders(err.facts, deps.cookieNames), ...err.headers, 'cache-control': 'no-store' })
-    .type('application/graphql-response+json; charset=utf-8')
-    .send(body);
+  const refusal = graphqlRefusal(deps, request.headers.accept, err);
+  if (refusal === undefined) throw err;
+  return reply.code(refusal.status).headers(refusal.headers).send(refusal.body);
+}
+
+/** The engine's response over HTTP. */
+export function graphqlAnswer(deps: HttpDeps, response: EngineResponse, media: ResponseMedia, post: boolean): GraphqlHttpAnswer {
+  const headers = factHeaders(response.facts, deps.cookieNames);
+  // Answers of one caller: a query by GET may be kept by its browser, but asked again (RFC 9111 §5.2.2); a POST's never.
+  headers['cache-control'] = post ? 'no-store' : 'private, no-cache';
+  if (response.replayed) headers['idempotent-replayed'] = 'true';
+  headers['content-type'] = `${media}; charset=utf-8`;
+  return { status: response.status, headers, body: response.body };
+}
+
+/** The engine request of a POST or GET: `setHeaders` receives the rate-limit headers of the operation's charge. */
+export function engineRequestOf(
+  deps: HttpDeps,
+  r: { post: boolean; params: GraphqlParams; principal: Principal; media: ResponseMedia; idempotencyKey: string | undefined; requestId: string; method: string; url: string },
+  setHeaders: (headers: Record<string, string>) => void,
+): EngineRequest {
+  const { principal } = r;
+  return {
+    method: r.post ? 'POST' : 'GET',
+    params: r.params,
+    principal,
+    media: r.media,
+    idempotencyKey: r.idempotencyKey,
+    charge: async (units) => {
+      if (!deps.limiter.limits.enabled) return;
+      const verdict = await deps.limiter.forPrincipal(principal, units);
+      setHeaders(rateHeaders(verdict.shown));
+      if (verdict.refused) throw rateLimited(verdict);
+    },
+    internal: (cause) => deps.log.error({ err: cause, request_id: r.requestId, method: r.method, url: loggableUrl(r.url) }, 'unhandled error'),
+  };
 }
 
 /** The handlers of `graphql.query` (GET) and `graphql.execute` (POST) (src/catalog/graphql-operations.ts), and GraphiQL's (graphiql-routes.ts). */
@@ -97,29 +142,24 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
     if (post && request.bodyFormat === 'form') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send a GraphQL request as application/json.');
     const params = post ? paramsFromBody(request.body) : paramsFromQuery(request.query as Record<string, string | string[] | undefined>);
     const media = graphqlMediaOf(request.headers.accept) ?? 'application/json';
-    const principal = request.principal!;
-    const engineRequest: EngineRequest = {
-      method: post ? 'POST' : 'GET',
-      params,
-      principal,
-      media,
-      idempotencyKey: post ? idempotencyKeyOf(request) : undefined,
-      charge: async (units) => {
-        if (!deps.limiter.limits.enabled) return;
-        const verdict = await deps.limiter.forPrincipal(principal, units);
-        reply.headers(rateHeaders(verdict.shown));
-        if (verdict.refused) throw rateLimited(verdict);
+    const engineRequest = engineRequestOf(
+      deps,
+      {
+        post,
+        params,
+        principal: request.principal!,
+        media,
+        idempotencyKey: post ? idempotencyKeyOf(request) : undefined,
+        requestId: String(request.id),
+        method: request.method,
+        url: request.url,
       },
-      internal: (cause) => deps.log.error({ err: cause, request_id: request.id, method: request.method, url: loggableUrl(request.url) }, 'unhandled error'),
-    };
+      (headers) => reply.headers(headers),
+    );
     // GraphQL over SSE (src/http/graphql/graphql-sse.ts): subscriptions, and any operation as one `next`.
     if (wantsEventStream(request.headers.accept)) return stream(request, reply, { ...engineRequest, ...lastEventIdOf(request) });
-    const response = await deps.graphql.handle(engineRequest);
-    reply.code(response.status).headers(factHeaders(response.facts, deps.cookieNames));
-    // Answers of one caller: a query by GET may be kept by its browser, but asked again (RFC 9111 §5.2.2); a POST's never.
-    reply.header('cache-control', post ? 'no-store' : 'private, no-cache');
-    if (response.replayed) reply.header('idempotent-replayed', 'true');
-    return reply.type(`${media}; charset=utf-8`).send(response.body);
+    const answer = graphqlAnswer(deps, await deps.graphql.handle(engineRequest), media, post);
+    return reply.code(answer.status).headers(answer.headers).send(answer.body);
   };
   return {
     'graphql.query': { onRequest, handler },

@@ -34,6 +34,7 @@ import { resourceRoutes } from '../routes/resource-routes.js';
 import { registerOperations } from '../routes/operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
+import { FastGraphql, GRAPHQL_EXECUTE_PATH } from '../graphql/fast-graphql.js';
 import { metricsGuard, serviceHandlers } from '../routes/service-routes.js';
 import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from '../routes/event-routes.js';
 import { GRAPHQL_PATH } from '../../catalog/graphql-operations.js';
@@ -51,6 +52,7 @@ declare module 'fastify' {
     fastReads: { served: number; immediate: number; declined: Record<string, string> };
     /** How many OpenAPI documents the lean path answered (src/http/transport/fast-documents.ts). */
     fastDocuments: { served: number };
+    fastGraphql: { served: number; declined: Record<string, string> };
     /** How responses are compressed (src/http/rendering/compression.ts): for handlers that send files (the /docs and GraphiQL ones). */
     compression: Compression;
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
@@ -109,6 +111,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const fast = new FastReads(deps, fixedHeaders);
   const documents = new DocumentCache(deps);
   const fastDocuments = new FastDocuments(deps, documents, fixedHeaders['strict-transport-security']);
+  const fastGraphql = new FastGraphql(deps, fixedHeaders);
   const app = Fastify({
     // Off: a pino child per request costs about a third of a GET; errors and (optionally) access
     // lines go through deps.log instead.
@@ -131,7 +134,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         requireHostHeader: false,
       };
       const fastify = handler as (req: IncomingMessage, res: ServerResponse) => void;
-      const lean = fastDocuments.listener(fast.listener(fastify), fastify);
+      const lean = fastDocuments.listener(fast.listener(fastGraphql.listener(fastify)), fastify);
       // The date strategy routes a request that names no version by its credential's pin, read before routing.
       const h = selector.strategy === 'date' ? pinningListener(selector, pinOf, lean) : lean;
       if (!config.tls) return guardFraming(createServer(options), h, fixedHeaders);
@@ -161,10 +164,12 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const hooks = new HookRegistry(app);
   app.decorate('fastReads', fast.stats);
   app.decorate('fastDocuments', fastDocuments.stats);
+  app.decorate('fastGraphql', fastGraphql.stats);
   app.decorate('compression', Compression.of(config));
   app.addHook('preClose', async () => {
     fast.close();
     fastDocuments.close();
+    fastGraphql.close();
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyFormat', 'json');
@@ -175,17 +180,21 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorate('servedRoutes', served);
   // The options of each object-read route as finally registered (after every onRoute hook), checked at ready.
   const reads = new Map<string, RouteOptions>();
+  let graphqlPost: RouteOptions | undefined;
   const readPaths = new Set(catalog.operations.filter((op) => op.kind === 'read').map((op) => op.path));
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     for (const method of methods) served.push({ method, url: route.url });
     if (readPaths.has(route.url) && methods.includes('GET')) reads.set(route.url, route);
+    if (route.url === GRAPHQL_EXECUTE_PATH && methods.includes('POST')) graphqlPost = route;
   });
   app.addHook('onReady', async () => {
     for (const [template, route] of reads) {
       const refusal = hooks.refusal(route);
       if (refusal) fast.decline(template, refusal);
     }
+    const refusal = graphqlPost ? hooks.refusal(graphqlPost) : 'no POST /graphql route';
+    if (refusal) fastGraphql.decline(refusal);
   });
   /**
    * A request no route serves: OPTIONS on a known path is 200 with Allow, another method there 405 with
@@ -295,6 +304,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
   fastDocuments.watchPressure(() => app.isUnderPressure());
+  fastGraphql.watchPressure(() => app.isUnderPressure());
   // Only under the media-type strategy, where the lean read path stands aside (src/http/transport/fast-reads.ts).
   if (selector.strategy === 'media-type')
     await hooks.acknowledge(() => {
@@ -319,7 +329,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     resourceRoutes(deps),
     (op, spec) => {
       // An object read's own hook is the authentication the lean path performs itself.
-      if (op.kind === 'read') hooks.acknowledgeRoute(spec);
+      // So are GraphQL's own (authentication, CSRF, which a request without cookies never needs) for the lean GraphQL path.
+      if (op.kind === 'read' || op.id === 'graphql.execute') hooks.acknowledgeRoute(spec);
     },
   );
   return app;

@@ -10,10 +10,9 @@ import type { Principal } from '../../model/principal.js';
 import type { HttpDeps } from '../deps.js';
 import { verifiedCertificateSha256 } from './auth-hooks.js';
 import { OBJECT_CACHE_CONTROL } from '../rendering/conditional.js';
-import { errorResponse, toAppError } from '../rendering/error-body.js';
 import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
 import { readObject, readObjectNow, type ObjectRead, type ObjectRequest } from '../rendering/object-body.js';
-import { loggableUrl } from './loggable-url.js';
+import { writeLeanError } from './lean-error.js';
 import { requestIdFrom } from './request-id.js';
 import { deprecatedOf, type Deprecated } from '../versioning/version-headers.js';
 import { countVersion } from '../versioning/version-usage.js';
@@ -219,16 +218,6 @@ export class FastReads {
 
   /** The error body exactly as the Fastify error handler sends it (DESIGN §5). */
   private fail(res: ServerResponse, headers: Record<string, string>, requestId: string, err: unknown, req: IncomingMessage): void {
-    const { error, internal } = toAppError(err);
-    // 5xx never leak internals to the client; the log keeps the cause, joined by the request id.
-    if (internal) this.deps.log.error({ err, request_id: requestId, method: req.method, url: loggableUrl(req.url ?? '') }, 'unhandled error');
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const { status, headers: errorHeaders, json } = errorResponse(error, requestId, this.deps.cookieNames);
-    res.writeHead(status, { ...headers, ...errorHeaders, 'content-length': String(Buffer.byteLength(json)) });
-    res.end(json);
-    this.stats.served++;
+    if (writeLeanError(this.deps, req, res, headers, requestId, err)) this.stats.served++;
   }
 }

@@ -270,10 +270,14 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
         for (let i = 0; i < 5; i++) await createProduct(server, { name: `after cut ${i}` });
         // On PostgreSQL an event is numbered just after its commit, off the request path: the feed may lag the answer.
         let expected: string[] = [];
-        await eventually(async () => {
-          expected = (await restEvents(server, start, ADMIN_KEY, 'product.*')).map((e) => e.id);
-          return expected.length >= 10;
-        }, 'all ten events in GET /events', 15_000);
+        await eventually(
+          async () => {
+            expected = (await restEvents(server, start, ADMIN_KEY, 'product.*')).map((e) => e.id);
+            return expected.length >= 10;
+          },
+          'all ten events in GET /events',
+          15_000,
+        );
         // An earlier test's event numbered after `start` was read would be in both lists alike.
         assert.ok(expected.length >= 10, `${expected.length} events`);
         await eventually(async () => seen().length >= expected.length, 'all ten events', 15_000);
