@@ -109,6 +109,8 @@ export class GraphqlEngine {
   private readonly documents = new Map<string, DocumentNode>();
   /** Operations compiled to functions (graphql-jit), by text and operation name, or marked as run once. */
   private readonly compiled = new Map<string, CompiledQuery | typeof SEEN_ONCE>();
+  /** Depth and cost of operations without variables, by their node in a kept document (GraphqlEngine.measured). */
+  private readonly measures = new WeakMap<OperationDefinitionNode, Measure>();
 
   constructor(
     private readonly deps: EngineServices & { catalog: Catalog; idempotency: IdempotentExecution },
@@ -195,7 +197,7 @@ export class GraphqlEngine {
       };
     }
     const variables = req.params.variables ?? {};
-    const measured = measure(this.schema, document, operation, variables, this.options.maxDepth);
+    const measured = this.measured(document, operation, variables);
     const bounded = this.bounded(measured);
     if (bounded) return { refusals: [bounded] };
     const units = Math.max(1, Math.ceil(measured.cost / this.options.costPerRequest));
@@ -205,6 +207,19 @@ export class GraphqlEngine {
       return { refusals: [{ error: appErrorOf(err).error }] };
     }
     return { source, document, operation, variables };
+  }
+
+  /**
+   * The operation's depth and cost. An operation without variables measures the same every time: kept with its
+   * (kept) document, so a repeated one is not walked again.
+   */
+  private measured(document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown>): Measure {
+    const fixed = (operation.variableDefinitions ?? []).length === 0;
+    const known = fixed ? this.measures.get(operation) : undefined;
+    if (known !== undefined) return known;
+    const measured = measure(this.schema, document, operation, variables, this.options.maxDepth);
+    if (fixed) this.measures.set(operation, measured);
+    return measured;
   }
 
   /** Runs a query or mutation that is ready (a keyed mutation under its Idempotency-Key). */

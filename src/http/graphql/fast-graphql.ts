@@ -159,7 +159,11 @@ export class FastGraphql {
   }
 
   private write(res: ServerResponse, headers: Record<string, string>, answer: GraphqlHttpAnswer): void {
-    res.writeHead(answer.status, { ...headers, ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)) });
+    // Added to the literal, not spread into a new object: a spread object's slow shape costs every header after it.
+    const out: Record<string, string | string[]> = headers;
+    for (const name in answer.headers) out[name] = answer.headers[name]!;
+    out['content-length'] = String(Buffer.byteLength(answer.body));
+    res.writeHead(answer.status, out);
     res.end(answer.body);
     this.stats.served++;
   }
