@@ -1,6 +1,7 @@
 // A connection's arguments (first, after, filter, sort, q) as the list plan REST's parameters make, parsed by the same query layer (DESIGN §6, §7).
 import { AppError, isAppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
+import { deepFreeze } from '../lib/deep-freeze.js';
 import { parseListParams, type ListPlan, type QueryInput } from '../query/list-params.js';
 import { FILTER_OPERATORS } from '../query/list-parameters.js';
 import { fieldName, modelName, schemaPath } from './names.js';
@@ -84,12 +85,29 @@ export function argumentOf(parameter: string): string {
   return `filter.${schemaPath(m[1]!)}.${m[2] ?? 'eq'}`;
 }
 
+/** Plans kept per compiled resource, by scope and arguments, as REST keeps its own (src/http/routes/list-plans.ts). */
+const MAX_PLANS = 1_000;
+const byResource = new WeakMap<CompiledResource, Map<string, { secret: string; plan: ListPlan }>>();
+
 /**
  * The plan of a connection: the same parsing, bounds and signed cursors as a REST list, bound to `scope` (the
  * collection: a cursor of one connection is refused by any other). Problems are INVALID_QUERY with details
- * named as the arguments are.
+ * named as the arguments are. Parsing is pure, so a plan is kept, frozen, by its scope and arguments (a client
+ * asks for the same page shape again and again); refusals are not kept. Bounded: when full, it starts over.
  */
 export function planOf(r: CompiledResource, args: ListArgs, secret: string, scope: string): ListPlan {
+  let plans = byResource.get(r);
+  if (plans === undefined) byResource.set(r, (plans = new Map()));
+  const key = `${scope}\n${JSON.stringify(args)}`;
+  const kept = plans.get(key);
+  if (kept !== undefined && kept.secret === secret) return kept.plan;
+  const plan = deepFreeze(parsedPlan(r, args, secret, scope));
+  if (plans.size >= MAX_PLANS) plans.clear();
+  plans.set(key, { secret, plan });
+  return plan;
+}
+
+function parsedPlan(r: CompiledResource, args: ListArgs, secret: string, scope: string): ListPlan {
   const details: ErrorDetail[] = [];
   const input = queryInputOf(r, args, details);
   if (details.length) throw new AppError('INVALID_QUERY', 'The arguments are invalid.', { details });
