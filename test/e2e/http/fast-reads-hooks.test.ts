@@ -20,6 +20,12 @@ describe('the lean read path and hooks it does not know', () => {
       assert.equal((await server.request('GET', `/v2/products/${product.id}`)).status, 200);
       assert.equal(server.app.fastReads.served, before + 1);
     });
+    it('serves POST /graphql on its lean path', async () => {
+      assert.deepEqual(server.app.fastGraphql.declined, {});
+      const before = server.app.fastGraphql.served;
+      assert.equal((await server.request('POST', '/graphql', { body: { query: '{ __typename }' } })).status, 200);
+      assert.equal(server.app.fastGraphql.served, before + 1);
+    });
   });
 
   describe('with a global onRequest hook added by embedding code', () => {
@@ -42,6 +48,12 @@ describe('the lean read path and hooks it does not know', () => {
       assert.equal(res.status, 200);
       assert.equal(res.headers['x-embedded'], 'yes');
       assert.equal(server.app.fastReads.served, before);
+    });
+    it('declines POST /graphql too (src/http/graphql/fast-graphql.ts), and Fastify answers with the hook run', async () => {
+      assert.match(server.app.fastGraphql.declined['*'] ?? '', /unknown app hooks: onRequest/);
+      const res = await server.request('POST', '/graphql', { body: { query: '{ __typename }' } });
+      assert.deepEqual([res.status, res.headers['x-embedded'], res.body.data], [200, 'yes', { __typename: 'Query' }]);
+      assert.equal(server.app.fastGraphql.served, 0);
     });
   });
 
