@@ -3,17 +3,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { ADMIN_KEY, GENEROUS_LIMITS, MODES, createCustomer, createProduct, fromFetch, fromInject, startServer, type Response, type TestServer } from '../../support/harness.js';
-
-/** Differs per request or per moment, never per path. */
-const VOLATILE = new Set(['date', 'connection', 'keep-alive', 'x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
-
-function stable(res: Response): { status: number; headers: Record<string, string>; body: unknown } {
-  const headers: Record<string, string> = {};
-  for (const [k, v] of Object.entries(res.headers)) if (!VOLATILE.has(k)) headers[k] = v;
-  let body = res.body as Record<string, any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
-  if (body?.error) body = { error: { ...body.error, request_id: '<id>', timestamp: '<time>' } };
-  return { status: res.status, headers, body: body ?? res.text };
-}
+import { stable } from '../../support/same-answer.js';
 
 type Body = string | Buffer;
 
