@@ -16,10 +16,10 @@ const retained = new Set<object>();
 
 /**
  * BETTER_SQLITE3_NATIVE_BINDING: the better-sqlite3 binary (`better_sqlite3.node`) to load instead of the installed
- * package's, one built for another Node version than the one `npm install` ran on (CI runs the suite on two at
- * once from one checkout, .ci/run). Read from the environment, not the configuration: every database of the
- * process, tests' own included, opens here; and not named CANON_*, which tests strip to start a user's clean
- * environment, since it describes the machine, not the deployment.
+ * package's, one built for another Node version than the one `npm install` ran on (CI's Node 24 suite, .ci/run,
+ * which leaves the checkout's own binding to Node 20). Read from the environment, not the configuration: every
+ * database of the process, tests' own included, opens here; and not named CANON_*, which tests strip to start a
+ * user's clean environment, since it describes the machine, not the deployment.
  */
 const NATIVE_BINDING = process.env.BETTER_SQLITE3_NATIVE_BINDING || undefined;
 
