@@ -84,10 +84,14 @@ export class FastGraphql {
         return;
       }
       // Nothing has happened if it fails: Fastify authenticates again, counts the failure against the IP and answers.
-      this.deps.auth.authenticate(credentials).then(
-        ({ principal }) => this.arrive(taken, principal, req, res),
-        () => next(req, res),
-      );
+      this.deps.auth
+        .authenticate(credentials)
+        .then(
+          ({ principal }) => this.arrive(taken, principal, req, res),
+          () => next(req, res),
+        )
+        // A bug past that point must not become an unhandled rejection: the request gets the uniform 500.
+        .catch((err: unknown) => this.fail(req, res, { 'x-content-type-options': 'nosniff', 'x-request-id': requestIdFrom(req) }, requestIdFrom(req), err));
     };
   }
 
