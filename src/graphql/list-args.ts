@@ -1,9 +1,9 @@
 // A connection's arguments (first, after, filter, sort, q) as the list plan REST's parameters make, parsed by the same query layer (DESIGN §6, §7).
 import { AppError, isAppError, type ErrorDetail } from '../errors/app-error.js';
 import type { CompiledResource } from '../model/compile.js';
-import { deepFreeze } from '../lib/deep-freeze.js';
 import { parseListParams, type ListPlan, type QueryInput } from '../query/list-params.js';
 import { FILTER_OPERATORS } from '../query/list-parameters.js';
+import { PlanMemo } from '../query/plan-memo.js';
 import { fieldName, modelName, schemaPath } from './names.js';
 
 /** The operators of a field's filter input (`{ eq ne gt gte lt lte in }`): REST's, plain equality as `eq`. */
@@ -85,26 +85,17 @@ export function argumentOf(parameter: string): string {
   return `filter.${schemaPath(m[1]!)}.${m[2] ?? 'eq'}`;
 }
 
-/** Plans kept per compiled resource, by scope and arguments, as REST keeps its own (src/http/routes/list-plans.ts). */
-const MAX_PLANS = 1_000;
-const byResource = new WeakMap<CompiledResource, Map<string, { secret: string; plan: ListPlan }>>();
+/** Plans by scope and arguments, as REST keeps its own by query string (src/query/plan-memo.ts). */
+const memo = new PlanMemo();
 
 /**
  * The plan of a connection: the same parsing, bounds and signed cursors as a REST list, bound to `scope` (the
  * collection: a cursor of one connection is refused by any other). Problems are INVALID_QUERY with details
- * named as the arguments are. Parsing is pure, so a plan is kept, frozen, by its scope and arguments (a client
- * asks for the same page shape again and again); refusals are not kept. Bounded: when full, it starts over.
+ * named as the arguments are. Kept, frozen, by scope and arguments: a client asks for the same page shape again
+ * and again.
  */
 export function planOf(r: CompiledResource, args: ListArgs, secret: string, scope: string): ListPlan {
-  let plans = byResource.get(r);
-  if (plans === undefined) byResource.set(r, (plans = new Map()));
-  const key = `${scope}\n${JSON.stringify(args)}`;
-  const kept = plans.get(key);
-  if (kept !== undefined && kept.secret === secret) return kept.plan;
-  const plan = deepFreeze(parsedPlan(r, args, secret, scope));
-  if (plans.size >= MAX_PLANS) plans.clear();
-  plans.set(key, { secret, plan });
-  return plan;
+  return memo.plan(r, `${scope}\n${JSON.stringify(args)}`, secret, () => parsedPlan(r, args, secret, scope));
 }
 
 function parsedPlan(r: CompiledResource, args: ListArgs, secret: string, scope: string): ListPlan {

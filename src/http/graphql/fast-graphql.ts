@@ -22,10 +22,9 @@ export const GRAPHQL_EXECUTE_PATH = '/graphql';
 /** `application/json`, bare or with a UTF-8 charset: any other spelling goes to Fastify's parsers, which judge it. */
 const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
-/** A request this path takes, as its headers describe it. */
+/** A request this path takes, as its headers describe it: the response's media type. */
 interface Taken {
   media: ResponseMedia;
-  length: number;
 }
 
 /**
@@ -91,7 +90,10 @@ export class FastGraphql {
           () => next(req, res),
         )
         // A bug past that point must not become an unhandled rejection: the request gets the uniform 500.
-        .catch((err: unknown) => this.fail(req, res, { 'x-content-type-options': 'nosniff', 'x-request-id': requestIdFrom(req) }, requestIdFrom(req), err));
+        .catch((err: unknown) => {
+          const requestId = requestIdFrom(req);
+          this.fail(req, res, { 'x-content-type-options': 'nosniff', 'x-request-id': requestId }, requestId, err);
+        });
     };
   }
 
@@ -108,7 +110,7 @@ export class FastGraphql {
     if (wantsEventStream(h.accept)) return undefined;
     const media = graphqlMediaOf(h.accept);
     if (media === undefined || this.underPressure()) return undefined;
-    return { media, length };
+    return { media };
   }
 
   /** An authenticated caller: its arrival counted as the route's onRequest counts it, then its body read. */
@@ -144,9 +146,8 @@ export class FastGraphql {
     req.on('error', () => undefined);
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      let body: unknown;
       try {
-        body = parseJsonBody(bodyText(req.headers, Buffer.concat(chunks), 'INVALID_JSON'), this.deps.config.jsonMaxDepth);
+        const body = parseJsonBody(bodyText(req.headers, Buffer.concat(chunks), 'INVALID_JSON'), this.deps.config.jsonMaxDepth);
         const engineRequest = engineRequestOf(
           this.deps,
           { post: true, params: paramsFromBody(body), principal, media: taken.media, idempotencyKey: undefined, requestId, method: 'POST', url: GRAPHQL_EXECUTE_PATH },

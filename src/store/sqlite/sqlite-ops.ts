@@ -119,14 +119,14 @@ export class SqliteOps implements Tx {
     return inOrder(sql.ids, raw.map(a.decode));
   }
 
-  /** A statement's rows as arrays, with their decoder; read again when another process's column changed the width. */
+  /**
+   * A statement's rows as arrays, with their decoder; when another process's column changed the width, SQLite has
+   * re-prepared the statement, so these rows already have the new columns: only the decoder is made again.
+   */
   private arraysOf(r: CompiledResource, text: string, params: readonly unknown[]): { raw: unknown[][]; a: ArrayStatement } {
     let a = this.conn.arrays(r, text);
-    let raw = a.stmt.all(...params) as unknown[][];
-    if (raw.length > 0 && raw[0]!.length !== a.width) {
-      a = this.conn.arrays(r, text, true);
-      raw = a.stmt.all(...params) as unknown[][];
-    }
+    const raw = a.stmt.all(...params) as unknown[][];
+    if (raw.length > 0 && raw[0]!.length !== a.width) a = this.conn.arrays(r, text, true);
     return { raw, a };
   }
 
@@ -157,9 +157,7 @@ export class SqliteOps implements Tx {
     const sql = listSql(sqliteDialect, r, query, tableName);
     // A search with no searchable words matches nothing.
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
-    let a = this.conn.arrays(r, sql.page.text);
-    const raw = a.stmt.all(...sql.page.params) as unknown[][];
-    if (raw.length > 0 && raw[0]!.length !== a.width) a = this.conn.arrays(r, sql.page.text, true);
+    const { raw, a } = this.arraysOf(r, sql.page.text, sql.page.params);
     const { decode, rank } = a;
     const result: ListResult = { rows: raw.map(decode) };
     if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
@@ -261,7 +259,6 @@ export class SqliteOps implements Tx {
 }
 
 /** Rows of a group statement (src/store/sql/queries.ts groupsSql), ordered by group, as groups by the group's value. */
-/** Rows of a groups statement (src/store/sql/queries.ts groupsSql) by the value of their group's column. */
 function groupsOf(raw: unknown[][], a: ArrayStatement, keyAt: number, totalAt: number): Map<string, Group> {
   const groups = new Map<string, Group>();
   for (const row of raw) {
