@@ -133,6 +133,8 @@ export interface Config {
   graphqlIntrospection: boolean | undefined;
   /** GraphQL: a JSON file of persisted queries (`{"<sha256>": "<query>"}` or a list of queries) clients may name by hash. */
   graphqlPersistedQueries: string | undefined;
+  /** GraphQL: answers to queries kept per caller until the data changes (src/graphql/answer-cache.ts); on by default. */
+  graphqlAnswerCache: boolean;
   /**
    * Which proxies may set X-Forwarded-For (Fastify's trustProxy): `true`, or comma-separated
    * addresses and CIDRs. Only then does the header decide the client IP (for per-IP limits).
@@ -222,6 +224,7 @@ export const DEFAULTS: Config = {
   graphqlCostPerRequest: 100,
   graphqlIntrospection: undefined,
   graphqlPersistedQueries: undefined,
+  graphqlAnswerCache: true,
   trustProxy: false,
   metricsListen: undefined,
   overload: { maxEventLoopDelayMs: 1000, maxHeapUsedBytes: undefined, sampleIntervalMs: 1000, retryAfterSeconds: 10 },
@@ -399,6 +402,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('graphqlCostPerRequest', int(env.CANON_GRAPHQL_COST_PER_REQUEST, 'CANON_GRAPHQL_COST_PER_REQUEST'));
   set('graphqlIntrospection', onOff(env.CANON_GRAPHQL_INTROSPECTION, 'CANON_GRAPHQL_INTROSPECTION'));
   set('graphqlPersistedQueries', env.CANON_GRAPHQL_PERSISTED_QUERIES || undefined);
+  set('graphqlAnswerCache', onOff(env.CANON_GRAPHQL_ANSWER_CACHE, 'CANON_GRAPHQL_ANSWER_CACHE'));
   return out;
 }
 

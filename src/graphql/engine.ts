@@ -23,6 +23,7 @@ import type { Principal } from '../model/principal.js';
 import type { IdempotentExecution } from '../services/idempotent.js';
 import type { StoredEvent } from '../store/types.js';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import { AnswerCache } from './answer-cache.js';
 import { measure, type Measure } from './bounds.js';
 import { createContext, type EngineServices } from './context.js';
 import { appErrorOf, formatFieldError, formatRequestError, type CanonFormattedError, type RequestError } from './errors.js';
@@ -41,6 +42,8 @@ export interface EngineOptions {
   persisted: PersistedQueries;
   /** The cost one request of the rate limit stands for: an operation counts ceil(cost / this) requests, at least one. */
   costPerRequest: number;
+  /** Answers to queries kept per caller until the data changes (src/graphql/answer-cache.ts). */
+  answerCache: boolean;
 }
 
 /** The media types a response is sent in (GraphQL over HTTP §6.4): the newer one makes request errors 4xx. */
@@ -111,6 +114,8 @@ export class GraphqlEngine {
   private readonly compiled = new Map<string, CompiledQuery | typeof SEEN_ONCE>();
   /** Depth and cost of operations without variables, by their node in a kept document (GraphqlEngine.measured). */
   private readonly measures = new WeakMap<OperationDefinitionNode, Measure>();
+  /** Answers to queries, until the data changes; undefined when switched off (CANON_GRAPHQL_ANSWER_CACHE=off). */
+  readonly answers: AnswerCache | undefined;
 
   constructor(
     private readonly deps: EngineServices & { catalog: Catalog; idempotency: IdempotentExecution },
@@ -118,6 +123,7 @@ export class GraphqlEngine {
   ) {
     this.schema = buildSchema(deps.model, deps.catalog);
     this.rules = options.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+    this.answers = options.answerCache ? new AnswerCache() : undefined;
   }
 
   /**
@@ -126,9 +132,19 @@ export class GraphqlEngine {
    * the uniform error body. Everything else is a GraphQL response.
    */
   async handle(req: EngineRequest): Promise<EngineResponse> {
-    const ready = await this.ready(req, false);
-    if ('refusals' in ready) return this.refused(req, ready.refusals);
-    return this.run(req, ready);
+    return this.respond(req);
+  }
+
+  /**
+   * As `handle`, but answered at once, without a promise, when nothing has to wait: the document and its measure
+   * kept, a charge of one request (counted on arrival), and an answer kept (src/graphql/answer-cache.ts) under a
+   * stamp the store tells from memory. Throws, rather than rejects, what `handle` rejects.
+   */
+  respond(req: EngineRequest): EngineResponse | Promise<EngineResponse> {
+    const prepared = this.prepared(req, false);
+    if ('refusals' in prepared) return this.refused(req, prepared.refusals);
+    if (prepared.units === 1) return this.run(req, prepared);
+    return this.charged(req, prepared).then((ready) => ('refusals' in ready ? this.refused(req, ready.refusals) : this.run(req, ready)));
   }
 
   /**
@@ -168,6 +184,22 @@ export class GraphqlEngine {
 
   /** Resolves, parses, validates, bounds and charges the operation; refusals run nothing. Throws 405 for a mutation by GET. */
   private async ready(req: EngineRequest, streaming: boolean): Promise<Ready | { refusals: RequestError[] }> {
+    const prepared = this.prepared(req, streaming);
+    return 'refusals' in prepared ? prepared : this.charged(req, prepared);
+  }
+
+  /** Counts the requests an operation's cost stands for beyond the one its arrival counted; over the limit is a refusal. */
+  private async charged(req: EngineRequest, prepared: Ready & { units: number }): Promise<Ready | { refusals: RequestError[] }> {
+    try {
+      if (prepared.units > 1) await req.charge(prepared.units - 1);
+    } catch (err) {
+      return { refusals: [{ error: appErrorOf(err).error }] };
+    }
+    return prepared;
+  }
+
+  /** Resolves, parses, validates and bounds the operation, and says what it costs (in requests); refusals run nothing. Throws 405 for a mutation by GET. */
+  private prepared(req: EngineRequest, streaming: boolean): (Ready & { units: number }) | { refusals: RequestError[] } {
     const source = this.sourceOf(req.params);
     if (typeof source !== 'string') return { refusals: [source] };
     const checked = this.checkedDocument(source);
@@ -201,12 +233,7 @@ export class GraphqlEngine {
     const bounded = this.bounded(measured);
     if (bounded) return { refusals: [bounded] };
     const units = Math.max(1, Math.ceil(measured.cost / this.options.costPerRequest));
-    try {
-      if (units > 1) await req.charge(units - 1);
-    } catch (err) {
-      return { refusals: [{ error: appErrorOf(err).error }] };
-    }
-    return { source, document, operation, variables };
+    return { source, document, operation, variables, units };
   }
 
   /**
@@ -222,9 +249,36 @@ export class GraphqlEngine {
     return measured;
   }
 
-  /** Runs a query or mutation that is ready (a keyed mutation under its Idempotency-Key). */
-  private async run(req: EngineRequest, { source, document, operation, variables }: Ready): Promise<EngineResponse> {
+  /** Runs a query or mutation that is ready (a keyed mutation under its Idempotency-Key); a query's kept answer at once. */
+  private run(req: EngineRequest, ready: Ready): EngineResponse | Promise<EngineResponse> {
+    const { source, document, operation } = ready;
     if (operation.operation === 'mutation' && req.idempotencyKey !== undefined) return this.keyed(req, source, document);
+    if (operation.operation !== 'query' || this.answers === undefined) return this.execute(req, ready);
+    const key = this.answers.keyOf(req.principal, document, req.params.operationName, ready.variables);
+    if (key === undefined || this.answers.first(key)) return this.execute(req, ready);
+    const stamp = this.deps.services.readStamp();
+    return stamp instanceof Promise ? stamp.then((s) => this.throughAnswers(req, ready, key, s)) : this.throughAnswers(req, ready, key, stamp);
+  }
+
+  /** A query through the answer cache: the answer kept under `stamp`, else run (and kept when asked for before under it). */
+  private throughAnswers(req: EngineRequest, ready: Ready, key: string, stamp: number | string | undefined): EngineResponse | Promise<EngineResponse> {
+    const answers = this.answers!;
+    if (stamp === undefined) return this.execute(req, ready);
+    const kept = answers.get(stamp, key);
+    if (kept !== undefined) return { status: 200, body: kept, facts: {}, replayed: false };
+    if (!answers.wanted(key)) return this.execute(req, ready);
+    let clean = false;
+    return this.execute(req, ready, (result) => (clean = result.data != null && !result.errors?.length)).then(async (response) => {
+      if (clean) {
+        const after = this.deps.services.readStamp();
+        answers.keep(stamp, after instanceof Promise ? await after : after, key, response.body);
+      }
+      return response;
+    });
+  }
+
+  /** Runs a query or an unkeyed mutation; `executed` sees the result before it is formatted. */
+  private async execute(req: EngineRequest, { source, document, operation, variables }: Ready, executed?: (result: ExecutionResult) => void): Promise<EngineResponse> {
     const result = await this.compiledOf(source, document, req.params.operationName).query(undefined, createContext(this.deps, req.principal), variables);
     // Variables that do not fit stop a run before any field (no data). graphql-jit words that refusal otherwise than
     // graphql-js, so it is made again by graphql-js: refusals read the same before and after the operation is
@@ -233,6 +287,7 @@ export class GraphqlEngine {
       const coerced = getVariableValues(this.schema, operation.variableDefinitions, variables, { maxErrors: 25 });
       if (coerced.errors) return this.answer(req, { errors: coerced.errors });
     }
+    executed?.(result);
     return this.answer(req, result);
   }
 

@@ -132,6 +132,7 @@ export async function startApi(core: Core, options: ApiOptions = {}): Promise<Ap
       costPerRequest: config.graphqlCostPerRequest,
       introspection: config.graphqlIntrospection ?? !config.production,
       persisted: persistedQueries(config.graphqlPersistedQueries),
+      answerCache: config.graphqlAnswerCache,
     },
   );
   const app = await buildHttpApp({

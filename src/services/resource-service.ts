@@ -162,6 +162,11 @@ export class ResourceService {
     return this.loadVisible(ctx, r, id, this.store);
   }
 
+  /** The store's stamp of what reads can see (Store.readStamp); undefined when the store cannot tell. */
+  readStamp(): number | string | Promise<string> | undefined {
+    return this.store.readStamp?.();
+  }
+
   /**
    * `get` answered at once, without a promise, when the store holds the record in memory (Store.cachedRecord) and
    * the record alone decides ownership; undefined when only `get` can tell. It refuses (scope, permission, an

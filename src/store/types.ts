@@ -247,6 +247,13 @@ export interface Store extends Reader {
    */
   cachedRecord?(resource: string, id: string): StoredRecord | undefined;
   /**
+   * A stamp of everything reads can see: two equal stamps, read at two moments, mean no commit in any process
+   * changed the data between them, so an answer computed from reads between two equal stamps may be given
+   * again while the stamp reads the same (src/graphql/answer-cache.ts). Answered from memory when the adapter
+   * can (a number), else by a read; undefined when it cannot be told now. Adapters that cannot tell omit it.
+   */
+  readStamp?(): number | string | Promise<string> | undefined;
+  /**
    * The value named `key` that every process of the deployment shares: `candidate` if none was stored yet
    * (then stored), else the stored one. Used for the generated development secret.
    */

@@ -3,7 +3,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Credentials } from '../../auth/authenticator.js';
 import { rateLimited, setRateHeaders, type Verdict } from '../../limits/rate-limiter.js';
 import type { Principal } from '../../model/principal.js';
-import { paramsFromBody } from '../../graphql/request.js';
+import { paramsFromBody, type GraphqlParams } from '../../graphql/request.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
+import { recentMemo } from '../../lib/recent-memo.js';
 import type { ResponseMedia } from '../../graphql/engine.js';
 import type { HttpDeps } from '../deps.js';
 import { verifiedCertificateSha256 } from '../transport/auth-hooks.js';
@@ -22,9 +24,17 @@ export const GRAPHQL_EXECUTE_PATH = '/graphql';
 /** `application/json`, bare or with a UTF-8 charset: any other spelling goes to Fastify's parsers, which judge it. */
 const PLAIN_JSON = /^application\/json\s*(?:;\s*charset\s*=\s*"?utf-?8"?\s*)?$/i;
 
+/** What `match` let through: the headers bodies are read under (src/http/transport/body-parsers.ts). */
+const PLAIN_JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** Bodies up to this many bytes have their parameters kept (FastGraphql.paramsOf): a GraphQL operation is a few hundred. */
+const LONGEST_KEPT_BODY = 8_192;
+
 /** A request this path takes, as its headers describe it: the response's media type. */
 interface Taken {
   media: ResponseMedia;
+  /** The body's declared length. */
+  length: number;
 }
 
 /**
@@ -110,7 +120,7 @@ export class FastGraphql {
     if (wantsEventStream(h.accept)) return undefined;
     const media = graphqlMediaOf(h.accept);
     if (media === undefined || this.underPressure()) return undefined;
-    return { media };
+    return { media, length };
   }
 
   /** An authenticated caller: its arrival counted as the route's onRequest counts it, then its body read. */
@@ -139,29 +149,56 @@ export class FastGraphql {
     }
   }
 
-  /** The body, whose length Node's parser holds to the declared Content-Length; an aborted request is left to close. */
+  /**
+   * The body, whose length Node's parser holds to the declared Content-Length: answered as soon as that many bytes
+   * are in (the parser's end of message comes a tick later and changes nothing). An aborted request is left to close.
+   */
   private readBody(taken: Taken, principal: Principal, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, requestId: string): void {
     const chunks: Buffer[] = [];
+    let received = 0;
     // A request cut mid-body ends nothing here: its socket is gone. The listener keeps the error from being thrown.
     req.on('error', () => undefined);
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      try {
-        const body = parseJsonBody(bodyText(req.headers, Buffer.concat(chunks), 'INVALID_JSON'), this.deps.config.jsonMaxDepth);
-        const engineRequest = engineRequestOf(
-          this.deps,
-          { post: true, params: paramsFromBody(body), principal, media: taken.media, idempotencyKey: undefined, requestId, method: 'POST', url: GRAPHQL_EXECUTE_PATH },
-          (rate) => Object.assign(headers, rate),
-        );
-        this.deps.graphql
-          .handle(engineRequest)
-          .then((response) => this.write(res, headers, graphqlAnswer(this.deps, response, taken.media, true)))
-          .catch((err: unknown) => this.fail(req, res, headers, requestId, err));
-      } catch (err) {
-        this.fail(req, res, headers, requestId, err);
-      }
+    req.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      received += chunk.length;
+      if (received === taken.length) this.answer(taken, principal, req, res, headers, requestId, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
     });
   }
+
+  /** Runs the operation of a whole body and writes its answer: at once when the engine has it at hand (GraphqlEngine.respond). */
+  private answer(taken: Taken, principal: Principal, req: IncomingMessage, res: ServerResponse, headers: Record<string, string>, requestId: string, raw: Buffer): void {
+    try {
+      const engineRequest = engineRequestOf(
+        this.deps,
+        { post: true, params: this.paramsOf(raw), principal, media: taken.media, idempotencyKey: undefined, requestId, method: 'POST', url: GRAPHQL_EXECUTE_PATH },
+        (rate) => Object.assign(headers, rate),
+      );
+      const response = this.deps.graphql.respond(engineRequest);
+      if (!(response instanceof Promise)) {
+        this.write(res, headers, graphqlAnswer(this.deps, response, taken.media, true));
+        return;
+      }
+      response.then((r) => this.write(res, headers, graphqlAnswer(this.deps, r, taken.media, true))).catch((err: unknown) => this.fail(req, res, headers, requestId, err));
+    } catch (err) {
+      this.fail(req, res, headers, requestId, err);
+    }
+  }
+
+  /**
+   * A body's GraphQL parameters, as the route reads them: decoded, parsed and checked (a throw is its refusal;
+   * `match` let through only plain UTF-8 JSON, so the headers add nothing to the answer). Clients send the same few
+   * bodies again and again, so the parameters of recent ones are kept, frozen, by their bytes (read as Latin-1:
+   * one character per byte, so equal keys are equal bytes).
+   */
+  private paramsOf(raw: Buffer): GraphqlParams {
+    return raw.length > LONGEST_KEPT_BODY ? this.parsed(raw) : this.recentParams(raw.toString('latin1'));
+  }
+
+  private parsed(raw: Buffer): GraphqlParams {
+    return paramsFromBody(parseJsonBody(bodyText(PLAIN_JSON_HEADERS, raw, 'INVALID_JSON'), this.deps.config.jsonMaxDepth));
+  }
+
+  private readonly recentParams = recentMemo((bytes: string) => deepFreeze(this.parsed(Buffer.from(bytes, 'latin1'))), LONGEST_KEPT_BODY);
 
   private write(res: ServerResponse, headers: Record<string, string>, answer: GraphqlHttpAnswer): void {
     // Added to the literal, not spread into a new object: a spread object's slow shape costs every header after it.

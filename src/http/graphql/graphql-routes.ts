@@ -1,6 +1,7 @@
 // The GraphQL endpoint over HTTP (GraphQL over HTTP draft, DESIGN §7): `GET /graphql` and `POST /graphql` mapped to the engine (src/graphql/engine.ts), its answer rendered.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
+import { recentMemo } from '../../lib/recent-memo.js';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { EngineRequest, EngineResponse, ResponseMedia } from '../../graphql/engine.js';
 import { formatRequestError } from '../../graphql/errors.js';
@@ -22,8 +23,10 @@ const BY_PREFERENCE = ['application/json', 'application/graphql-response+json'];
 /** The response's media type for an Accept header, or undefined when it allows neither (406). */
 export function graphqlMediaOf(accept: string | undefined): ResponseMedia | undefined {
   if (accept === undefined || accept === '') return 'application/json';
-  return new Negotiator({ headers: { accept } }).mediaType(BY_PREFERENCE) as ResponseMedia | undefined;
+  return mediaByAccept(accept);
 }
+
+const mediaByAccept = recentMemo((accept: string) => new Negotiator({ headers: { accept } }).mediaType(BY_PREFERENCE) as ResponseMedia | undefined);
 
 /** Whether the Accept header allows a GraphQL response (the app's 406 check asks before routing). */
 export function acceptsGraphql(accept: string | undefined): boolean {

@@ -53,6 +53,8 @@ declare module 'fastify' {
     /** How many OpenAPI documents the lean path answered (src/http/transport/fast-documents.ts). */
     fastDocuments: { served: number };
     fastGraphql: { served: number; declined: Record<string, string> };
+    /** What GraphQL's answer cache did (src/graphql/answer-cache.ts); zeros while it is switched off. */
+    graphqlAnswers: { hits: number; kept: number };
     /** How responses are compressed (src/http/rendering/compression.ts): for handlers that send files (the /docs and GraphiQL ones). */
     compression: Compression;
     /** Every route registered, by method and path template: the catalog's operations (and the HEAD Fastify adds to each GET). */
@@ -165,6 +167,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorate('fastReads', fast.stats);
   app.decorate('fastDocuments', fastDocuments.stats);
   app.decorate('fastGraphql', fastGraphql.stats);
+  app.decorate('graphqlAnswers', deps.graphql.answers?.stats ?? { hits: 0, kept: 0 });
   app.decorate('compression', Compression.of(config));
   app.addHook('preClose', async () => {
     fast.close();

@@ -1,5 +1,6 @@
 // Content-coding negotiation on Accept-Encoding (RFC 9110 §12.5.3) with the `negotiator` package: which of br, gzip and identity a request accepts best.
 import Negotiator from 'negotiator';
+import { recentMemo } from '../../lib/recent-memo.js';
 
 /** The codings Canon sends: Brotli, gzip, or none. */
 export type Coding = 'br' | 'gzip' | 'identity';
@@ -22,30 +23,18 @@ type Encodings = (this: Negotiator, available: readonly string[], options: { pre
 const encodings = Negotiator.prototype.encodings as unknown as Encodings;
 const IDENTITY: Preference = { best: 'identity', identityAcceptable: true };
 
-/**
- * Preferences for recent Accept-Encoding values: clients send a handful of spellings (`gzip, deflate, br`,
- * `br, gzip`, …) and negotiating costs more than the rest of a cached read. Bounded: emptied when full.
- */
-const recent = new Map<string, Preference>();
-const RECENT_KEPT = 256;
-
 /** The request's preference; no Accept-Encoding at all means no coding (RFC 9110 §12.5.3 allows any, identity is what every client reads). */
 export function preferenceOf(acceptEncoding: string | string[] | undefined): Preference {
   if (acceptEncoding === undefined) return IDENTITY;
   // Repeated header lines are one list (RFC 9110 §5.3).
   const header = typeof acceptEncoding === 'string' ? acceptEncoding : acceptEncoding.join(', ');
-  let preference = recent.get(header);
-  if (preference === undefined) {
-    if (recent.size >= RECENT_KEPT) recent.clear();
-    preference = negotiate(header);
-    recent.set(header, preference);
-  }
-  return preference;
+  return negotiated(header);
 }
 
-function negotiate(header: string): Preference {
+/** Preferences for recent Accept-Encoding values: clients send a handful of spellings (`gzip, deflate, br`, `br, gzip`, …). */
+const negotiated = recentMemo((header: string): Preference => {
   // Coding names are case-insensitive, and `x-gzip` is gzip (RFC 9110 §8.4.1.3).
   const normalized = header.toLowerCase().replace(/(^|[\s,])x-gzip(?=$|[\s,;])/g, '$1gzip');
   const accepted = encodings.call(new Negotiator({ headers: { 'accept-encoding': normalized } }), OFFERED, { preferred: OFFERED }) as Coding[];
   return { best: accepted[0] ?? 'identity', identityAcceptable: accepted.includes('identity') };
-}
+});

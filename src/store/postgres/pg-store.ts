@@ -118,6 +118,11 @@ export class PgStore implements Store {
     return this.epoch.current();
   }
 
+  /** The database's snapshot, read after the call (src/store/postgres/epoch-reader.ts), as the list cache's stamp. */
+  readStamp(): Promise<string> {
+    return this.epoch.snapshot();
+  }
+
   private requireModel(): CompiledModel {
     if (!this.model) throw new Error('store used before migrate()');
     return this.model;

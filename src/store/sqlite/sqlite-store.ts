@@ -253,6 +253,15 @@ export class SqliteStore implements Store {
     return this.readEpoch(this.reader);
   }
 
+  /**
+   * The change stamp (see changeStamp): other processes' commits within the event-loop turn, as the record cache
+   * sees them. In memory, while a transaction is in progress, reads wait for it (see read): nothing to tell then.
+   */
+  readStamp(): number | undefined {
+    if (this.memory && this.mutex.locked) return undefined;
+    return this.changeStamp();
+  }
+
   private readEpoch(conn: Connection): number {
     this.epochStamp = this.changeStamp();
     this.epoch = Number(conn.stmt(READ_CREDENTIAL_EPOCH).pluck().get());
