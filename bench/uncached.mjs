@@ -18,7 +18,7 @@
 //   sparse    /v2/products?fields=<one of 8 sets>&limit=20&offset=<0…n-20>
 // Before measuring, BENCH_SAMPLES random requests per scenario (default 12) must give, on both servers, 200, the
 // same number of items, the same total and the same ids in the same order. A third server, Canon with its page
-// cache switched off (bench/lib/no-page-cache.mjs: Canon has no setting for it), shows the path itself.
+// cache switched off (CANON_LIST_CACHE=off), shows the path itself.
 // Every scenario starts its servers afresh (so that a CPU profile, BENCH_CPU_PROF, is one scenario's); in each,
 // the servers are measured one after the other, the order turning every repeat. Servers on core 0, wrk -t1 on
 // core 1. Any answer outside 2xx/3xx, socket error or timeout makes the run invalid. Results:
@@ -28,10 +28,8 @@
 // (default 3), BENCH_PRODUCTS, BENCH_PARTS (sqlite,pg), BENCH_SCENARIOS (offset,filtered,cursor,sparse),
 // BENCH_CONNECTIONS (default 64 here), BENCH_SAMPLES, BENCH_NO_CACHE (on/off: the third server, default on).
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { assertWrk } from './lib/wrk.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
-import { NO_PAGE_CACHE_MARKER } from './lib/no-page-cache-marker.mjs';
 import { CLIENT_CORE, CORES, CPU_MODEL, RESULTS_DIR, fmt, intFromEnv, settings } from './lib/options.mjs';
 import { CANON_HEADERS, PLATFORMATIC_FULL_FIELDS, POSTGRES_CPU, call, peerSpecs, rotation, seedPg, seedSqlite, withServers, writePool } from './lib/peers.mjs';
 import { installPlatformatic } from './lib/platformatic.mjs';
@@ -41,7 +39,6 @@ import { median, printTable, resultsHeader, sourceProblems, sourceVersion, warnA
 import { measureScript, requestScript, wrkProblems } from './lib/wrk-script.mjs';
 
 const RESULTS_FILE = path.join(RESULTS_DIR, 'uncached.json');
-const NO_CACHE_PRELOAD = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib/no-page-cache.mjs')).href;
 const PRODUCTS = intFromEnv('BENCH_PRODUCTS', 2_000, 600, 1_000_000);
 const REPEATS = intFromEnv('BENCH_REPEATS', 3, 1, 15);
 const SAMPLES = intFromEnv('BENCH_SAMPLES', 12, 1, 1000);
@@ -252,13 +249,11 @@ async function runScenario({ part, data, name, scenario, repeat, pinning, instal
     pinned: pinning.pinned,
     install,
     profileNames,
-    extraCanons: NO_CACHE ? [{ key: 'canonNoCache', name: LABELS.canonNoCache, nodeArgs: ['--import', NO_CACHE_PRELOAD] }] : [],
+    extraCanons: NO_CACHE ? [{ key: 'canonNoCache', name: LABELS.canonNoCache, env: { CANON_LIST_CACHE: 'off' } }] : [],
   });
   const results = await withServers(specs, async (handles) => {
     const walks = name === 'cursor' ? await collectWalks(handles.canon.base, part, dir) : undefined;
     await checkSamples(name, scenario, handles, walks);
-    if (NO_CACHE && !handles.canonNoCache.server.output().includes(NO_PAGE_CACHE_MARKER))
-      throw new Error('the cache-off Canon did not report its list reads bypassing the page cache (bench/lib/no-page-cache.mjs)');
     console.log(`bench: ${part} r${repeat} ${name}: ${SAMPLES} random requests agree on every server${walks ? ` (${walks.pages} pages in ${WALKS.length} walks)` : ''}`);
     const out = {};
     for (const who of rotation(SERVERS, repeat)) {
@@ -367,7 +362,7 @@ async function main() {
       repeats: REPEATS,
       samplesChecked: SAMPLES,
       order: 'per repeat and scenario: fresh servers; Canon, Platformatic and the cache-off Canon one after the other, the order turning by one each repeat',
-      noCache: NO_CACHE ? 'a third Canon with ListCache#through replaced by a plain read (bench/lib/no-page-cache.mjs, node --import)' : 'not run',
+      noCache: NO_CACHE ? 'a third Canon with CANON_LIST_CACHE=off' : 'not run',
       platformatic: { versions: install.versions, sqliteWalSynchronous: install.sqliteWalSynchronous },
       target: TARGET,
     }),

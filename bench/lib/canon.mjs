@@ -55,7 +55,7 @@ function nodeArgs(profileName) {
  * Starts `canon serve` on 127.0.0.1:port. `rateLimit`: 'unlimited' (on, with limits no run reaches) or 'off'.
  * With BENCH_CPU_PROF set, Canon runs under `node --cpu-prof` and writes `<run time>-<profileName>.cpuprofile` there.
  * `cli` runs another build (a worktree of an earlier commit) instead of this checkout's; `nodeArgs` are Node flags
- * for this process only (a preload such as bench/lib/no-page-cache.mjs).
+ * for this process only (a preload, a V8 flag).
  */
 export function startCanon(
   port,

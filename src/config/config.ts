@@ -43,6 +43,8 @@ export interface Config {
   sqliteSynchronous: 'full' | 'normal';
   /** PostgreSQL: name the most used statements so each connection prepares them once (off behind PgBouncer < 1.21 in transaction mode). */
   pgPreparedStatements: boolean;
+  /** Small list pages and offset counts kept until the next commit (src/store/list-cache.ts); on by default. */
+  listCache: boolean;
   production: boolean;
   /** An admin API key with exactly this secret exists at start. */
   adminApiKey: string | undefined;
@@ -161,6 +163,7 @@ export const DEFAULTS: Config = {
   dbPoolSize: 10,
   sqliteSynchronous: 'full',
   pgPreparedStatements: true,
+  listCache: true,
   production: false,
   adminApiKey: undefined,
   configModule: undefined,
@@ -403,6 +406,7 @@ export function fromEnv(env: NodeJS.ProcessEnv): Partial<Config> {
   set('graphqlIntrospection', onOff(env.CANON_GRAPHQL_INTROSPECTION, 'CANON_GRAPHQL_INTROSPECTION'));
   set('graphqlPersistedQueries', env.CANON_GRAPHQL_PERSISTED_QUERIES || undefined);
   set('graphqlAnswerCache', onOff(env.CANON_GRAPHQL_ANSWER_CACHE, 'CANON_GRAPHQL_ANSWER_CACHE'));
+  set('listCache', onOff(env.CANON_LIST_CACHE, 'CANON_LIST_CACHE'));
   return out;
 }
 

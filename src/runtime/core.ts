@@ -78,6 +78,7 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     poolSize: config.dbPoolSize,
     sqliteSynchronous: config.sqliteSynchronous,
     pgPreparedStatements: config.pgPreparedStatements,
+    listCache: config.listCache,
   });
   await store.migrate(model);
   storeRef.value = store;

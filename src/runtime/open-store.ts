@@ -14,6 +14,8 @@ export interface StoreOptions {
   sqliteSynchronous?: 'full' | 'normal';
   /** PostgreSQL: name the most used statements, prepared once per connection (default true). */
   pgPreparedStatements?: boolean;
+  /** Keep small list pages and offset counts until the next commit (default true; src/store/list-cache.ts). */
+  listCache?: boolean;
 }
 
 /**
@@ -28,11 +30,11 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
     if (path === '') throw new Error('DATABASE_URL "sqlite:" needs a path, such as sqlite:./data/canon.db or sqlite::memory:');
     const memory = path === ':memory:';
     const { SqliteStore } = await import('../store/sqlite/sqlite-store.js');
-    return { store: new SqliteStore({ path, synchronous: options.sqliteSynchronous ?? 'full' }), file: memory ? undefined : path };
+    return { store: new SqliteStore({ path, synchronous: options.sqliteSynchronous ?? 'full', listCache: options.listCache ?? true }), file: memory ? undefined : path };
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PgStore } = await import('../store/postgres/pg-store.js');
-    return { store: new PgStore({ connectionString: url, max: poolSize, preparedStatements: options.pgPreparedStatements ?? true }), file: undefined };
+    return { store: new PgStore({ connectionString: url, max: poolSize, preparedStatements: options.pgPreparedStatements ?? true, listCache: options.listCache ?? true }), file: undefined };
   }
   throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path>, sqlite::memory: or postgres://…`);
 }

@@ -59,6 +59,8 @@ export interface PgOptions {
   max?: number;
   /** Name the most used statements, prepared once per connection (default true; src/store/postgres/statements.ts). */
   preparedStatements?: boolean;
+  /** Keep small pages and offset counts until the next commit (default true; src/store/list-cache.ts). */
+  listCache?: boolean;
 }
 
 export class PgStore implements Store {
@@ -70,10 +72,12 @@ export class PgStore implements Store {
   private readonly sequencer: EventSequencer;
   private readonly eventsChannel: ChannelListener;
   private readonly statements: Statements;
-  private readonly pages = new ListCache();
+  /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read, and no snapshot is asked for. */
+  private readonly pages: ListCache | undefined;
 
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
+    this.pages = options.listCache === false ? undefined : new ListCache();
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
     const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
     this.pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
@@ -198,8 +202,9 @@ export class PgStore implements Store {
    */
   async list(resource: string, query: ListQuery): Promise<ListResult> {
     // A page too large to keep is not worth the stamp's round trip.
-    if (!query.shared || !this.pages.keeps(query)) return this.reads.list(resource, query);
-    return this.pages.through(resource, query, await this.epoch.snapshot(), (q) => this.reads.list(resource, q));
+    const pages = this.pages;
+    if (!query.shared || pages === undefined || !pages.keeps(query)) return this.reads.list(resource, query);
+    return pages.through(resource, query, await this.epoch.snapshot(), (q) => this.reads.list(resource, q));
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

@@ -45,6 +45,8 @@ export interface SqliteOptions {
   path: string;
   /** `full` (the default) fsyncs the WAL at every commit; `normal` only at checkpoints (https://sqlite.org/pragma.html#pragma_synchronous). */
   synchronous?: 'full' | 'normal';
+  /** Keep small pages and offset counts until the next commit (default true; src/store/list-cache.ts). */
+  listCache?: boolean;
 }
 
 export class SqliteStore implements Store {
@@ -58,7 +60,8 @@ export class SqliteStore implements Store {
   private readonly readOps: SqliteOps;
   private readonly idempotency: IdempotencyDirectory;
   private readonly records = new RecordCache();
-  private readonly pages = new ListCache();
+  /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read. */
+  private readonly pages: ListCache | undefined;
   private readonly group: GroupCommit;
   /** Moves on every change the record cache must see: our commits, and other processes' (see changeStamp). */
   private commits = 0;
@@ -70,6 +73,7 @@ export class SqliteStore implements Store {
 
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
+    this.pages = options.listCache === false ? undefined : new ListCache();
     if (!this.memory) createOwnerOnly(options.path);
     const db = openDatabase(options.path);
     // WAL lets the read connection see committed data while a write transaction is open. In WAL mode
@@ -270,9 +274,10 @@ export class SqliteStore implements Store {
 
   /** A page a caller only reads is kept until the next commit (src/store/list-cache.ts): polling a list costs no query. */
   list(resource: string, query: ListQuery): Promise<ListResult> {
-    if (!query.shared) return this.read((o) => o.list(resource, query));
+    const pages = this.pages;
+    if (!query.shared || pages === undefined) return this.read((o) => o.list(resource, query));
     // Seeking (src/store/offset-seeks.ts): the stamp is taken in the turn the page is read, and the read is synchronous.
-    return this.read((o) => this.pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q), true));
+    return this.read((o) => pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q), true));
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
