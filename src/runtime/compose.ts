@@ -47,7 +47,12 @@ export type RuntimeOptions = CoreOptions & ApiOptions;
 
 export async function migrateOnly(config: Config, appDef?: AppDef): Promise<void> {
   const model = compileModel(withPlatform(await appOf(config, appDef)));
-  const { store } = await openStore(config.databaseUrl, { poolSize: 1, sqliteSynchronous: config.sqliteSynchronous, pgPreparedStatements: config.pgPreparedStatements, listCache: config.listCache });
+  const { store } = await openStore(config.databaseUrl, {
+    poolSize: 1,
+    sqliteSynchronous: config.sqliteSynchronous,
+    pgPreparedStatements: config.pgPreparedStatements,
+    listCache: config.listCache,
+  });
   await store.migrate(model);
   await store.close();
 }

@@ -34,7 +34,10 @@ export async function openStore(url: string, options: StoreOptions = {}): Promis
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
     const { PgStore } = await import('../store/postgres/pg-store.js');
-    return { store: new PgStore({ connectionString: url, max: poolSize, preparedStatements: options.pgPreparedStatements ?? true, listCache: options.listCache ?? true }), file: undefined };
+    return {
+      store: new PgStore({ connectionString: url, max: poolSize, preparedStatements: options.pgPreparedStatements ?? true, listCache: options.listCache ?? true }),
+      file: undefined,
+    };
   }
   throw new Error(`DATABASE_URL "${url}" is not understood; use sqlite:<path>, sqlite::memory: or postgres://…`);
 }
