@@ -29,7 +29,7 @@ async function post(server: TestServer, query: string, variables?: Record<string
 /**
  * Asks until the answer comes from the cache (kept on the second ask, given on the third, unless a commit came
  * between: PostgreSQL's event stamper commits just after a write's answer), at most ten times; every answer must
- * be the same text. Returns it and how many answers came from the cache.
+ * be the same text. Returns it and how many answers came from the cache (on SQLite, one).
  */
 async function untilKept(server: TestServer, query: string, variables?: Record<string, unknown>, key?: string): Promise<{ text: string; hits: number }> {
   const before = server.app.graphqlAnswers.hits;
@@ -41,7 +41,10 @@ async function untilKept(server: TestServer, query: string, variables?: Record<s
     text = res.text;
   }
   const hits = server.app.graphqlAnswers.hits - before;
-  assert.equal(hits, 1, 'never answered from the cache');
+  // PostgreSQL's stamp is the cluster's snapshot: any transaction in any database of the server moves it (the other
+  // suites' databases, in CI), so there an answer may never be kept; what must hold is that none is ever wrong.
+  if (server.mode.endsWith('/postgres')) assert.ok(hits <= 1);
+  else assert.equal(hits, 1, 'never answered from the cache');
   return { text: text!, hits };
 }
 
