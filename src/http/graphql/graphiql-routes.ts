@@ -1,7 +1,6 @@
 // GraphiQL at `GET /graphql` for a browser (issue 29.7): which requests get the page instead of the endpoint, the page's handler, and its files' (graphql.asset), every byte prepared at start.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import Negotiator from 'negotiator';
-import { recentMemo } from '../../lib/recent-memo.js';
+import { preferredMediaType } from '../transport/negotiate.js';
 import { AppError } from '../../errors/app-error.js';
 import { GRAPHIQL_ASSETS, type GraphiqlAsset } from '../../catalog/graphiql-operations.js';
 import { newestVersion } from '../../model/compile.js';
@@ -28,10 +27,10 @@ export function wantsGraphiql(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
   if (accept === undefined || accept === '') return false;
   if (Object.keys(request.query as Record<string, unknown>).length > 0) return false;
-  return prefersHtml(accept);
+  return preferredOfCandidates(accept) === 'text/html';
 }
 
-const prefersHtml = recentMemo((accept: string) => new Negotiator({ headers: { accept } }).mediaType(CANDIDATES) === 'text/html');
+const preferredOfCandidates = preferredMediaType(CANDIDATES);
 
 /** Adds Accept to Vary, beside whatever the versioning strategy put there (RFC 9110 §12.5.5): /graphql's answer depends on it. */
 function varyOnAccept(reply: FastifyReply): void {

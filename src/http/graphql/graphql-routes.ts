@@ -1,7 +1,6 @@
 // The GraphQL endpoint over HTTP (GraphQL over HTTP draft, DESIGN §7): `GET /graphql` and `POST /graphql` mapped to the engine (src/graphql/engine.ts), its answer rendered.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import Negotiator from 'negotiator';
-import { recentMemo } from '../../lib/recent-memo.js';
+import { preferredMediaType } from '../transport/negotiate.js';
 import { AppError, isAppError } from '../../errors/app-error.js';
 import type { EngineRequest, EngineResponse, ResponseMedia } from '../../graphql/engine.js';
 import { formatRequestError } from '../../graphql/errors.js';
@@ -18,7 +17,7 @@ import { wantsEventStream } from '../routes/event-routes.js';
 import { graphqlStreamHandler } from './graphql-sse.js';
 
 /** The media types in the order ties are broken: any type, or no Accept, gets application/json, the legacy default (§6.4). */
-const BY_PREFERENCE = ['application/json', 'application/graphql-response+json'];
+const BY_PREFERENCE: ResponseMedia[] = ['application/json', 'application/graphql-response+json'];
 
 /** The response's media type for an Accept header, or undefined when it allows neither (406). */
 export function graphqlMediaOf(accept: string | undefined): ResponseMedia | undefined {
@@ -26,7 +25,7 @@ export function graphqlMediaOf(accept: string | undefined): ResponseMedia | unde
   return mediaByAccept(accept);
 }
 
-const mediaByAccept = recentMemo((accept: string) => new Negotiator({ headers: { accept } }).mediaType(BY_PREFERENCE) as ResponseMedia | undefined);
+const mediaByAccept = preferredMediaType<ResponseMedia>(BY_PREFERENCE);
 
 /** Whether the Accept header allows a GraphQL response (the app's 406 check asks before routing). */
 export function acceptsGraphql(accept: string | undefined): boolean {

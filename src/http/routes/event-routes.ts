@@ -1,7 +1,6 @@
 // GET /events: the event list in the §6 cursor shape, or with `Accept: text/event-stream` the live stream that resumes by Last-Event-ID.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import Negotiator from 'negotiator';
-import { recentMemo } from '../../lib/recent-memo.js';
+import { preferredMediaType } from '../transport/negotiate.js';
 import { EventStream, type CloseReason } from '../../events/stream.js';
 import { StreamCaps } from '../../events/stream-caps.js';
 import { newestVersion } from '../../model/compile.js';
@@ -26,10 +25,10 @@ export function streamCaps(events: EventDeps): StreamCaps {
 /** Whether the client asks for the stream: `text/event-stream` preferred over JSON (RFC 9110 §12.5.1). */
 export function wantsEventStream(accept: string | undefined): boolean {
   if (!accept) return false;
-  return prefersEventStream(accept);
+  return streamOrJson(accept) === EVENT_STREAM;
 }
 
-const prefersEventStream = recentMemo((accept: string) => new Negotiator({ headers: { accept } }).mediaType(['application/json', EVENT_STREAM]) === EVENT_STREAM);
+const streamOrJson = preferredMediaType(['application/json', EVENT_STREAM]);
 
 /**
  * The version payloads are rendered in (DESIGN §9, §10). `/events` has no version segment under any strategy:

@@ -7,9 +7,17 @@ const JSON_TYPES = ['application/json'];
 /** What every JSON response declares. */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-export function acceptsJson(accept: string | undefined): boolean {
-  if (accept === undefined || accept === '' || accept === '*/*' || accept === 'application/json') return true;
-  return allowsJson(accept);
+/**
+ * The media type of `offered` an Accept header prefers (undefined when it allows none), remembered for recent header
+ * values: a Negotiator parses and sorts the header on every call, and the answer depends on its text alone.
+ */
+export function preferredMediaType<T extends string>(offered: readonly T[]): (accept: string) => T | undefined {
+  return recentMemo((accept) => new Negotiator({ headers: { accept } }).mediaType(offered as T[]) as T | undefined);
 }
 
-const allowsJson = recentMemo((accept: string) => new Negotiator({ headers: { accept } }).mediaType(JSON_TYPES) !== undefined);
+const preferredJson = preferredMediaType(JSON_TYPES);
+
+export function acceptsJson(accept: string | undefined): boolean {
+  if (accept === undefined || accept === '' || accept === '*/*' || accept === 'application/json') return true;
+  return preferredJson(accept) !== undefined;
+}
