@@ -15,7 +15,7 @@ const ARTIFACTS = fileURLToPath(new URL('../../../../test-artifacts/', import.me
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Generous bounds for a loaded machine: launching Chromium, and parsing GraphiQL's 3.5 MB bundle. */
 const LAUNCH_MS = 45_000;
-const RENDER_MS = 45_000;
+const RENDER_MS = 60_000;
 const PRODUCT = 'Graphiql Teapot';
 const PASSWORD = 'long enough password';
 /** Typed into the query editor (inserted as text: typed key by key, the editor would close each brace itself). */

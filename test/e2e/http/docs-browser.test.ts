@@ -15,7 +15,7 @@ const ARTIFACTS = fileURLToPath(new URL('../../../../test-artifacts/', import.me
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** Generous bounds for a loaded machine: launching Chromium, and Redoc parsing and rendering a large document. */
 const LAUNCH_MS = 45_000;
-const RENDER_MS = 45_000;
+const RENDER_MS = 60_000;
 const PRODUCTS_LIST_SUMMARY = 'Lists products the caller may see, a page at a time';
 
 describe('/docs in headless Chromium', () => {
