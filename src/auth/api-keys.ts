@@ -7,7 +7,7 @@ import type { Reader, Store } from '../store/types.js';
 const KEY_SHAPE = /^ck_[A-Za-z0-9_-]{20,100}$/;
 
 /** What authentication reads: records, and the credentials epoch that says whether a cached credential still holds. */
-export type CredentialReader = Reader & Pick<Store, 'credentialEpoch'>;
+export type CredentialReader = Reader & Pick<Store, 'credentialEpoch' | 'credentialEpochNow'>;
 
 /** Resolves a presented secret to its principal, or null when it is malformed, unknown or its user is gone. */
 export async function principalForApiKey(store: CredentialReader, usersResource: string, secret: string, cache?: CredentialCache<Principal>): Promise<Principal | null> {
@@ -29,8 +29,10 @@ export async function principalForApiKey(store: CredentialReader, usersResource:
  * without waiting (a number); undefined when only principalForApiKey can tell. Only keys found once are cached.
  */
 export function cachedPrincipalForApiKey(store: CredentialReader, secret: string, cache: CredentialCache<Principal>): Principal | undefined {
-  const epoch = store.credentialEpoch();
-  return typeof epoch === 'number' ? cache.get(secret, epoch) : undefined;
+  // Not credentialEpoch: on PostgreSQL it sends a read, which principalForApiKey would then send again (issue 31.3:
+  // two epoch reads per GET by id).
+  const epoch = store.credentialEpochNow?.();
+  return epoch === undefined ? undefined : cache.get(secret, epoch);
 }
 
 async function lookup(store: Reader, usersResource: string, hash: string): Promise<Principal | null> {

@@ -241,6 +241,12 @@ export interface Store extends Reader {
    */
   credentialEpoch(): number | Promise<number>;
   /**
+   * The epoch `credentialEpoch` would answer, when the adapter can tell it without waiting; undefined when only a
+   * read can (then nothing is read: a hot path that would only use a known epoch asks this, not credentialEpoch,
+   * which on PostgreSQL sends a read whatever becomes of its answer). Adapters whose epoch is always read omit it.
+   */
+  credentialEpochNow?(): number | undefined;
+  /**
    * The record `get` would answer, when the adapter holds it in memory and nothing has changed since it was read
    * (the same validity as `get`'s cache); undefined when only `get` can tell (not held, or a transaction must end
    * first). Lets a hot read finish without a promise (src/http/transport/fast-reads.ts). Adapters without a read cache omit it.

@@ -249,12 +249,16 @@ export class SqliteStore implements Store {
    * its next request on. Usually a number: no promise on the authentication of a cached key.
    */
   credentialEpoch(): number | Promise<number> {
+    return this.credentialEpochNow() ?? this.mutex.run(async () => this.readEpoch(this.writer));
+  }
+
+  /** The epoch as credentialEpoch reads it, when that needs no wait: always, except in memory during a transaction. */
+  credentialEpochNow(): number | undefined {
     if (this.changeStamp() === this.epochStamp) return this.epoch;
     // As plain reads (see read): the write connection between transactions, the last commit during one;
     // in memory, once the transaction has ended.
     if (!this.mutex.locked) return this.readEpoch(this.writer);
-    if (this.memory) return this.mutex.run(async () => this.readEpoch(this.writer));
-    return this.readEpoch(this.reader);
+    return this.memory ? undefined : this.readEpoch(this.reader);
   }
 
   /**
