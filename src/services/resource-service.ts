@@ -34,6 +34,11 @@ export interface Ctx {
    * and queued operations are handed on when that transaction commits.
    */
   joined?: Tx;
+  /**
+   * When the request arrived (performance.now()): a read the store sent after it (the credentials epoch authentication
+   * waited for) may vouch that a record it keeps is current (Store.cachedRecord). Absent: no such shortcut.
+   */
+  since?: number;
 }
 
 export interface Created extends Loaded {
@@ -176,7 +181,7 @@ export class ResourceService {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'read');
     const g = readGrant(ctx.principal, r);
-    const record = this.store.cachedRecord?.(r.name, id);
+    const record = this.store.cachedRecord?.(r.name, id, ctx.since);
     if (record === undefined) return undefined;
     const owned = ownsKnown(r, record, ctx.principal);
     return owned === null ? undefined : visible(ctx.principal, r, g, record, owned);
@@ -206,7 +211,7 @@ export class ResourceService {
     if (!g.all) where.push(ownerCondition(this.model, r, ctx.principal));
     // Rows are only read from here on (rendered, never changed): the store may share them (ListQuery.shared);
     // a transaction's own reads are never shared.
-    const result = await reader.list(name, { ...query, where, ...(reader === this.store ? { shared: true } : {}) });
+    const result = await reader.list(name, { ...query, where, ...(reader === this.store ? { shared: true, since: ctx.since } : {}) });
     const rows: Loaded[] = [];
     // Listed by role, ownership is looked up per row only where it could change a link (a parent read each, for
     // ownership through a parent).

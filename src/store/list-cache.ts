@@ -5,7 +5,7 @@ import type { ListQuery, ListResult } from './types.js';
 
 /**
  * One change stamp, which moves on every commit of this process or another, empties it: on SQLite the
- * record cache's (src/store/sqlite/record-cache.ts), on PostgreSQL the database's snapshot read after the
+ * record cache's (src/store/record-cache.ts), on PostgreSQL the database's snapshot read after the
  * call (src/store/postgres/epoch-reader.ts). A page is kept only when it is small
  * (keyset pages read one row more than they show). Memory is bounded by rows, as the record cache's is: at
  * most `maxRows` frozen records in all (so a client asking for many distinct pages of large rows cannot grow

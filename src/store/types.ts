@@ -30,6 +30,11 @@ export interface ListQuery {
    * caller until its data changes (SQLite keeps such pages until the next commit: src/store/list-cache.ts).
    */
   shared?: boolean;
+  /**
+   * When the request arrived (performance.now(); Ctx.since), for a shared read: a store whose kept pages are
+   * validated by a read (PostgreSQL's snapshot) may take one sent after this moment instead of sending another.
+   */
+  since?: number;
 }
 
 export interface ListResult {
@@ -250,8 +255,10 @@ export interface Store extends Reader {
    * The record `get` would answer, when the adapter holds it in memory and nothing has changed since it was read
    * (the same validity as `get`'s cache); undefined when only `get` can tell (not held, or a transaction must end
    * first). Lets a hot read finish without a promise (src/http/transport/fast-reads.ts). Adapters without a read cache omit it.
+   * `since`: when the request arrived (performance.now()). An adapter whose cache is validated by a read (PostgreSQL)
+   * answers only when such a read was sent after that moment, and never without `since`.
    */
-  cachedRecord?(resource: string, id: string): StoredRecord | undefined;
+  cachedRecord?(resource: string, id: string, since?: number): StoredRecord | undefined;
   /**
    * A stamp of everything reads can see: two equal stamps, read at two moments, mean no commit in any process
    * changed the data between them, so an answer computed from reads between two equal stamps may be given

@@ -68,6 +68,8 @@ export interface ObjectRequest {
   ifModifiedSince: string | undefined;
   acceptEncoding: string | string[] | undefined;
   compression: Compression;
+  /** When the request arrived (performance.now(); Ctx.since). */
+  since?: number;
 }
 
 /**
@@ -81,7 +83,7 @@ export async function readObject(services: ResourceService, q: ObjectRequest): P
 
 /** `readObject` answered at once when the services can load the object without waiting (ResourceService.getNow); undefined otherwise. */
 export function readObjectNow(services: ResourceService, q: ObjectRequest): ObjectRead | undefined {
-  const loaded = services.getNow({ principal: q.principal, format: 'json' }, q.resource.name, q.id);
+  const loaded = services.getNow({ principal: q.principal, format: 'json', since: q.since }, q.resource.name, q.id);
   return loaded && objectRead(q, loaded);
 }
 

@@ -32,7 +32,7 @@ function idParam(request: Req): string {
 }
 
 function ctxOf(request: FastifyRequest): Ctx {
-  return { principal: request.principal!, format: request.bodyFormat };
+  return { principal: request.principal!, format: request.bodyFormat, since: request.arrivedAt ?? undefined };
 }
 
 /** A write's context: under an older version its body is checked in that version's shape first (the service calls it after authorization). */

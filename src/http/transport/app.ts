@@ -63,6 +63,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     bodyFormat: 'json' | 'form';
+    /** performance.now() when authentication began (src/http/transport/auth-hooks.ts): Ctx.since; null before it. */
+    arrivedAt: number | null;
   }
 }
 
@@ -176,6 +178,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('bodyFormat', 'json');
+  app.decorateRequest('arrivedAt', null);
 
   const { catalog } = deps;
   // Every route the server has, for tests and diagnostics: the catalog's, and nothing else.

@@ -39,6 +39,8 @@ async function limit(reply: FastifyReply, verdict: Verdict | Promise<Verdict>): 
 export function authHook(deps: HttpDeps, authenticated?: (principal: Principal) => void) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     let result;
+    // Before authentication's store read: a read sent after this moment may vouch for kept data (Ctx.since).
+    request.arrivedAt = performance.now();
     try {
       result = await deps.auth.authenticate({ headers: request.headers, cookies: cookiesOf(request), certificateSha256: verifiedCertificateSha256(request.raw.socket) });
     } catch (err) {

@@ -98,6 +98,8 @@ export class FastReads {
   /** The server's request listener: this path when it applies, else Fastify's. */
   listener(fastify: Listener): Listener {
     return (req, res) => {
+      // The request's arrival: a store read sent after it may vouch for a kept record (ResourceService.getNow).
+      const arrived = performance.now();
       const read = this.match(req);
       if (read === undefined) {
         fastify(req, res);
@@ -105,8 +107,8 @@ export class FastReads {
       }
       const credentials: Credentials = { headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) };
       const known = this.deps.auth.authenticatedNow(credentials);
-      if (known !== undefined) this.respond(read, known.principal, false, req, res);
-      else void this.authenticateThenRespond(read, credentials, req, res, fastify);
+      if (known !== undefined) this.respond(read, known.principal, false, req, res, arrived);
+      else void this.authenticateThenRespond(read, credentials, req, res, fastify, arrived);
     };
   }
 
@@ -129,7 +131,7 @@ export class FastReads {
   }
 
   /** Authentication that has to wait (a key not yet cached, a bearer token). */
-  private async authenticateThenRespond(read: Read, credentials: Credentials, req: IncomingMessage, res: ServerResponse, fastify: Listener): Promise<void> {
+  private async authenticateThenRespond(read: Read, credentials: Credentials, req: IncomingMessage, res: ServerResponse, fastify: Listener, arrived: number): Promise<void> {
     let principal: Principal;
     try {
       principal = (await this.deps.auth.authenticate(credentials)).principal;
@@ -138,7 +140,7 @@ export class FastReads {
       fastify(req, res);
       return;
     }
-    this.respond(read, principal, true, req, res);
+    this.respond(read, principal, true, req, res, arrived);
   }
 
   /**
@@ -147,7 +149,7 @@ export class FastReads {
    * or microtask between the request and the write: measured, those hops cost a fifth of this path (docs/BENCHMARKS.md).
    * Otherwise it goes on once the counter (Redis) or the record (a store read) answers. `waited`: authentication did.
    */
-  private respond({ target, id }: Read, principal: Principal, waited: boolean, req: IncomingMessage, res: ServerResponse): void {
+  private respond({ target, id }: Read, principal: Principal, waited: boolean, req: IncomingMessage, res: ServerResponse, arrived: number): void {
     const { deps } = this;
     const requestId = requestIdFrom(req);
     // A literal, not a spread of the fixed headers: V8 gives a spread object a slow shape, and every
@@ -173,6 +175,7 @@ export class FastReads {
         ifModifiedSince: req.headers['if-modified-since'],
         acceptEncoding: req.headers['accept-encoding'],
         compression: this.compression,
+        since: arrived,
       };
       const now = readObjectNow(deps.services, q);
       if (now === undefined) {

@@ -38,6 +38,8 @@ interface Waiter {
  */
 export class EpochReader {
   private epoch = 0;
+  /** The last read that answered, and when it was sent (performance.now()): a request that arrived before that may use it. */
+  private last: { read: EpochRead; sentAt: number } | undefined;
   private waiting: Waiter[] = [];
   private inFlight = false;
   private client: pg.Client | undefined;
@@ -58,6 +60,21 @@ export class EpochReader {
   /** The database's snapshot as of a read sent after this call (see READ_EPOCH_AND_SNAPSHOT). */
   async snapshot(): Promise<string> {
     return (await this.next()).snapshot;
+  }
+
+  /**
+   * The last read's answer when it was sent after `since` (performance.now()), else undefined: for a request that
+   * arrived at `since`, it sees every commit made before the request, as a read sent now would (issue 31.3: the
+   * read authentication waited for also stamps the request's record and page reads, one round trip in all).
+   */
+  readSince(since: number): EpochRead | undefined {
+    const last = this.last;
+    return last !== undefined && last.sentAt > since ? last.read : undefined;
+  }
+
+  /** The last read that answered (undefined before the first): a stamp for data read after it, if it is still the last when that read ends. */
+  get latest(): EpochRead | undefined {
+    return this.last?.read;
   }
 
   private next(): Promise<EpochRead> {
@@ -94,10 +111,13 @@ export class EpochReader {
   private async read(): Promise<EpochRead> {
     const db = this.client ?? this.connectLater();
     try {
+      const sentAt = performance.now();
       const { rows } = await db.query(READ_EPOCH_AND_SNAPSHOT);
       const row = rows[0] as { epoch: string | number; snapshot: string };
       this.seen(Number(row.epoch));
-      return { epoch: this.epoch, snapshot: row.snapshot };
+      const read = { epoch: this.epoch, snapshot: row.snapshot };
+      if (this.last === undefined || sentAt > this.last.sentAt) this.last = { read, sentAt };
+      return read;
     } catch (err) {
       // The dedicated connection broke mid-read: this batch reads through the pool rather than fail.
       if (db === this.pool) throw err;

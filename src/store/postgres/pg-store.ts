@@ -21,6 +21,7 @@ import { EVENTS_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { Statements } from './statements.js';
 import { ListCache } from '../list-cache.js';
+import { RecordCache } from '../record-cache.js';
 import { numbered } from './dialect.js';
 import { EpochReader } from './epoch-reader.js';
 import { PgOps } from './pg-ops.js';
@@ -74,6 +75,8 @@ export class PgStore implements Store {
   private readonly statements: Statements;
   /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read, and no snapshot is asked for. */
   private readonly pages: ListCache | undefined;
+  /** Records read by id, kept under the snapshot of the epoch read before them (see get, cachedRecord). */
+  private readonly records = new RecordCache();
 
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
@@ -183,7 +186,30 @@ export class PgStore implements Store {
 
   /** Frozen, as the SQLite adapter's are (Reader): callers behave the same on both stores. */
   async get(resource: string, id: string): Promise<StoredRecord | null> {
-    return deepFreeze(await this.reads.get(resource, id));
+    const before = this.epoch.latest;
+    const record = deepFreeze(await this.reads.get(resource, id));
+    // Kept under the snapshot of the last epoch read, which answered before this read was sent, and only if no later
+    // read answered meanwhile. The record shows at least every commit that snapshot shows (perhaps later ones too,
+    // which a request stamped with that snapshot arrived before, so may see); a commit after it moves the snapshot
+    // every later request is stamped with.
+    if (record !== null && before !== undefined && this.epoch.latest === before) {
+      this.records.validate(before.snapshot);
+      this.records.set(resource, id, record);
+    }
+    return record;
+  }
+
+  /**
+   * The record as of a request that arrived at `since` (performance.now()), from memory, when an epoch read was
+   * sent after that moment (the one authentication waited for) and the record was kept under its snapshot:
+   * nothing committed since the record was read. Undefined otherwise (then `get` reads it).
+   */
+  cachedRecord(resource: string, id: string, since?: number): StoredRecord | undefined {
+    if (since === undefined) return undefined;
+    const read = this.epoch.readSince(since);
+    if (read === undefined) return undefined;
+    this.records.validate(read.snapshot);
+    return this.records.get(resource, id);
   }
 
   findOne(resource: string, where: Condition[]): Promise<StoredRecord | null> {
@@ -204,7 +230,9 @@ export class PgStore implements Store {
     // A page too large to keep is not worth the stamp's round trip.
     const pages = this.pages;
     if (!query.shared || pages === undefined || !pages.keeps(query)) return this.reads.list(resource, query);
-    return pages.through(resource, query, await this.epoch.snapshot(), (q) => this.reads.list(resource, q));
+    // The read authentication waited for, when it was sent after the request arrived, is as good as a new one.
+    const known = query.since === undefined ? undefined : this.epoch.readSince(query.since);
+    return pages.through(resource, query, known?.snapshot ?? (await this.epoch.snapshot()), (q) => this.reads.list(resource, q));
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

@@ -25,7 +25,7 @@ import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { purgeEventsSql } from '../sql/events.js';
 import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
-import { RecordCache } from './record-cache.js';
+import { RecordCache } from '../record-cache.js';
 import { ListCache } from '../list-cache.js';
 import { GroupCommit } from './group-commit.js';
 

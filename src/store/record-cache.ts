@@ -1,20 +1,20 @@
 // Records read by id, kept until the database changes: a committed write anywhere empties the cache.
-import { deepFreeze } from '../../lib/deep-freeze.js';
-import type { StoredRecord } from '../types.js';
+import { deepFreeze } from '../lib/deep-freeze.js';
+import type { StoredRecord } from './types.js';
 
 /**
- * Validity is one number, the store's change stamp (it moves on every commit, this process's or another's:
- * SqliteStore.changeStamp). When it moves, every entry goes: there is no per-row invalidation to get
- * wrong, and a write costs the cache nothing.
+ * Validity is one stamp that moves on every commit, this process's or another's: SQLite's change stamp
+ * (SqliteStore.changeStamp), PostgreSQL's snapshot (PgStore.cachedRecord). When it moves, every entry goes:
+ * there is no per-row invalidation to get wrong, and a write costs the cache nothing.
  */
 export class RecordCache {
   private readonly entries = new Map<string, StoredRecord>();
-  private stamp: number | undefined;
+  private stamp: number | string | undefined;
 
   constructor(private readonly maxEntries = 10_000) {}
 
   /** Call before every lookup with the current stamp; a different stamp empties the cache. */
-  validate(stamp: number): void {
+  validate(stamp: number | string): void {
     if (stamp === this.stamp) return;
     this.entries.clear();
     this.stamp = stamp;
