@@ -1,7 +1,7 @@
 // Batched loading (issue 29.4): 20 orders with their user, their items and each item's product run at most 4 statements, counted through the store, for an admin and for a customer.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../../../src/store/sqlite/native-handles.js';
+import { openDatabase, prepare } from '../../../src/store/sqlite/native-handles.js';
 import pg from 'pg';
 import { createCustomer, createProduct, MODES, startServer, type TestServer } from '../../support/harness.js';
 import { countReads, data, FIELDS } from './support.js';
@@ -22,10 +22,11 @@ function countDriver(mode: string): () => number {
   };
   if (mode.endsWith('/postgres')) wrap(pg.Client.prototype as unknown as Record<string, unknown>, 'query');
   else {
-    // Through openDatabase, which keeps it reachable: on Node 24 a better-sqlite3 database destroyed by garbage
-    // collection aborts the process (src/store/sqlite/native-handles.ts); this one did, once, in CI.
+    // Through openDatabase and prepare, which keep both reachable: on Node 24 a better-sqlite3 database or statement
+    // destroyed by garbage collection aborts the process (src/store/sqlite/native-handles.ts); the database did once
+    // in CI, and the statement, prepared directly, did on 2026-11-28 (Statement::~Statement at exit).
     const probe = openDatabase(':memory:');
-    const statement = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, unknown>;
+    const statement = Object.getPrototypeOf(prepare(probe, 'SELECT 1')) as Record<string, unknown>;
     probe.close();
     for (const name of ['all', 'get', 'run', 'iterate']) wrap(statement, name);
   }

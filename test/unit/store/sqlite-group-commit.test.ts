@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type Database from 'better-sqlite3';
-import { openDatabase } from '../../../src/store/sqlite/native-handles.js';
+import { openDatabase, prepare } from '../../../src/store/sqlite/native-handles.js';
 import { GroupCommit, type GroupHooks } from '../../../src/store/sqlite/group-commit.js';
 import { Connection } from '../../../src/store/sqlite/sqlite-ops.js';
 import { Mutex } from '../../../src/store/mutex.js';
@@ -64,14 +64,14 @@ describe('SQLite group commit', () => {
     );
     return { db, other, group, hooks, commits: () => commits };
   }
-  const count = (db: Database.Database): number => (db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
+  const count = (db: Database.Database): number => (prepare(db, 'SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
 
   it('transactions queued in one turn of the event loop commit together: 20 writes, one COMMIT, every row there, each caller its own result', async () => {
     const { db, other, group, commits } = setUp();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         group.run(async () => {
-          db.prepare('INSERT INTO t (k) VALUES (?)').run(`k${i}`);
+          prepare(db, 'INSERT INTO t (k) VALUES (?)').run(`k${i}`);
           await new Promise((resolve) => setImmediate(resolve));
           return i * 10;
         }),
@@ -90,14 +90,14 @@ describe('SQLite group commit', () => {
 
   it('a group that changed no row moves no change stamp (the worker polls once a second and mostly finds nothing); the next that writes does', async () => {
     const { db, group, commits } = setUp();
-    await group.run(async () => db.prepare('SELECT COUNT(*) FROM t').get());
-    await Promise.all([group.run(async () => db.prepare('SELECT 1').get()), group.run(async () => db.prepare('UPDATE t SET k = k WHERE k = ?').run('none'))]);
+    await group.run(async () => prepare(db, 'SELECT COUNT(*) FROM t').get());
+    await Promise.all([group.run(async () => prepare(db, 'SELECT 1').get()), group.run(async () => prepare(db, 'UPDATE t SET k = k WHERE k = ?').run('none'))]);
     assert.equal(commits(), 0);
-    await group.run(async () => db.prepare('INSERT INTO t (k) VALUES (?)').run('one'));
+    await group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run('one'));
     assert.equal(commits(), 1);
-    await group.run(async () => db.prepare('SELECT k FROM t').all());
+    await group.run(async () => prepare(db, 'SELECT k FROM t').all());
     assert.equal(commits(), 1);
-    await group.run(async () => db.prepare('DELETE FROM t WHERE k = ?').run('one'));
+    await group.run(async () => prepare(db, 'DELETE FROM t WHERE k = ?').run('one'));
     assert.equal(commits(), 2);
     db.close();
   });
@@ -105,12 +105,12 @@ describe('SQLite group commit', () => {
   it('a member that throws is rolled back to its savepoint alone: its caller gets its error, the others commit, its pending rows are undone', async () => {
     const { db, other, group, hooks } = setUp();
     const first = group.run(async () => {
-      db.prepare('INSERT INTO t (k) VALUES (?)').run('first');
+      prepare(db, 'INSERT INTO t (k) VALUES (?)').run('first');
       await new Promise((resolve) => setTimeout(resolve, 5));
     });
     const members = ['a', 'b', 'c'].map((k) =>
       group.run(async () => {
-        db.prepare('INSERT INTO t (k) VALUES (?)').run(k);
+        prepare(db, 'INSERT INTO t (k) VALUES (?)').run(k);
         hooks.pending.push(k);
         if (k === 'b') throw new Error('member b fails');
         return k;
@@ -124,7 +124,7 @@ describe('SQLite group commit', () => {
     );
     assert.match(String((settled[1] as PromiseRejectedResult).reason), /member b fails/);
     assert.deepEqual(
-      (other.prepare('SELECT k FROM t ORDER BY k').all() as Array<{ k: string }>).map((r) => r.k),
+      (prepare(other, 'SELECT k FROM t ORDER BY k').all() as Array<{ k: string }>).map((r) => r.k),
       ['a', 'c', 'first'],
     );
     assert.deepEqual(hooks.taken, ['a', 'c']);
@@ -142,7 +142,7 @@ describe('SQLite group commit', () => {
     const members = Array.from({ length: 5 }, (_, i) =>
       group
         .run(async () => {
-          db.prepare('INSERT INTO t (k) VALUES (?)').run(`m${i}`);
+          prepare(db, 'INSERT INTO t (k) VALUES (?)').run(`m${i}`);
           // Inside the group: the other connection does not see it yet.
           assert.equal(count(other), 0);
         })
@@ -159,7 +159,7 @@ describe('SQLite group commit', () => {
     const { db, other, group, hooks } = setUp();
     await assert.rejects(
       group.run(async () => {
-        db.prepare('INSERT INTO t (k) VALUES (?)').run('alone');
+        prepare(db, 'INSERT INTO t (k) VALUES (?)').run('alone');
         throw new Error('no');
       }),
       /no/,
@@ -182,7 +182,7 @@ describe('SQLite group commit', () => {
     const make = (k: string, fatal = false) =>
       group.run(async () => {
         order.push(k);
-        db.prepare('INSERT INTO t (k) VALUES (?)').run(k);
+        prepare(db, 'INSERT INTO t (k) VALUES (?)').run(k);
         if (fatal) {
           // What SQLite does on an I/O error or a full disk: the transaction is gone.
           db.exec('ROLLBACK');
@@ -199,7 +199,7 @@ describe('SQLite group commit', () => {
     );
     assert.deepEqual(order, ['x', 'y', 'z']);
     assert.deepEqual(
-      (other.prepare('SELECT k FROM t').all() as Array<{ k: string }>).map((r) => r.k),
+      (prepare(other, 'SELECT k FROM t').all() as Array<{ k: string }>).map((r) => r.k),
       ['z'],
     );
     db.close();
