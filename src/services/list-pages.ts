@@ -32,6 +32,17 @@ export interface Page {
   shared?: object;
 }
 
+/** Store queries of plans kept by their memo (src/query/plan-memo.ts), frozen: made once per plan, not per request. */
+const queries = new WeakMap<ListPlan, ListQuery>();
+
+/** The store query of a plan, kept with a frozen plan (a kept one: it cannot change). */
+function storeQueryOf(plan: ListPlan): ListQuery {
+  if (!Object.isFrozen(plan)) return storeQuery(plan);
+  let query = queries.get(plan);
+  if (query === undefined) queries.set(plan, (query = Object.freeze(storeQuery(plan))));
+  return query;
+}
+
 /** The store query of a plan: one row more than the page for the keyset styles, a count for offset and page. */
 function storeQuery(plan: ListPlan): ListQuery {
   const base = { where: plan.where, orderBy: plan.orderBy, ...(plan.search !== undefined ? { search: plan.search } : {}) };
@@ -79,7 +90,7 @@ export class ListPages {
    * through this transaction instead of the store (a response rendered inside the change's own transaction).
    */
   async page(ctx: Ctx, resource: string, plan: ListPlan, parent?: ParentRef, reader?: Reader): Promise<Page> {
-    const result = await this.services.list(ctx, resource, storeQuery(plan), parent, reader);
+    const result = await this.services.list(ctx, resource, storeQueryOf(plan), parent, reader);
     const p = plan.page;
     const hasMore = p.style === 'offset' || p.style === 'page' ? p.offset + p.limit < (result.total ?? 0) : result.rows.length > p.limit;
     const rows = result.rows.slice(0, p.limit);

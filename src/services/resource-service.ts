@@ -203,12 +203,13 @@ export class ResourceService {
     this.requireScope(ctx, r, 'read');
     const g = grantFor(ctx.principal, r.def.permissions.read);
     if (none(g)) throw new AppError('FORBIDDEN', `You may not list ${r.name}.`);
-    const where: Condition[] = [...query.where];
+    // The query's own conditions as they are when nothing is added (a kept plan's: the store's keys of them may be kept too).
+    let where: Condition[] = query.where;
     if (parent) {
       await this.loadVisible(ctx, this.resource(parent.resource), parent.id, reader);
-      where.push({ path: parent.field, op: 'eq', value: parent.id });
+      where = [...where, { path: parent.field, op: 'eq', value: parent.id }];
     }
-    if (!g.all) where.push(ownerCondition(this.model, r, ctx.principal));
+    if (!g.all) where = [...where, ownerCondition(this.model, r, ctx.principal)];
     // Rows are only read from here on (rendered, never changed): the store may share them (ListQuery.shared);
     // a transaction's own reads are never shared.
     const result = await reader.list(name, { ...query, where, ...(reader === this.store ? { shared: true, since: ctx.since } : {}) });

@@ -30,6 +30,8 @@ export class ListCache {
   private readonly seeks = new OffsetSeeks();
   private rows = 0;
   private stamp: number | string | undefined;
+  /** JSON of frozen conditions and orders (a kept plan's, src/query/plan-memo.ts), by identity: keys are made per request. */
+  private readonly texts = new WeakMap<object, string>();
 
   constructor(
     private readonly maxEntries = 1_000,
@@ -57,7 +59,18 @@ export class ListCache {
   /** The key of a query on `resource`, or undefined when its result is not kept (a large page). */
   keyOf(resource: string, query: ListQuery): string | undefined {
     if (!this.keeps(query)) return undefined;
-    return `${resource} ${JSON.stringify([query.where, query.orderBy, query.limit, query.offset, query.after, query.search, query.withTotal])}`;
+    // Three JSON texts joined by NUL, which no JSON text holds unescaped: the parts cannot run into each other.
+    return `${resource} ${this.textOf(query.where)}\u0000${this.textOf(query.orderBy)}\u0000${JSON.stringify([query.limit, query.offset, query.after, query.search, query.withTotal])}`;
+  }
+
+  /** JSON.stringify(value), kept for a frozen value (it cannot change). */
+  private textOf(value: object): string {
+    let text = this.texts.get(value);
+    if (text === undefined) {
+      text = JSON.stringify(value);
+      if (Object.isFrozen(value)) this.texts.set(value, text);
+    }
+    return text;
   }
 
   /**
@@ -116,7 +129,7 @@ export class ListCache {
   async counted(resource: string, query: ListQuery, stamp: number | string, read: (query: ListQuery) => Promise<ListResult>): Promise<ListResult> {
     if (!query.withTotal) return read(query);
     this.validate(stamp);
-    const key = `${resource} ${JSON.stringify([query.where, query.search])}`;
+    const key = `${resource} ${this.textOf(query.where)}\u0000${JSON.stringify([query.search])}`;
     const total = this.counts.get(key);
     if (total !== undefined) return { ...(await read({ ...query, withTotal: false })), total };
     const result = await read(query);
