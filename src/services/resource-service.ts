@@ -156,7 +156,10 @@ export class ResourceService {
    */
   private async loadVisible(ctx: Ctx, r: CompiledResource, id: string, reader: Reader, lock?: LockMode): Promise<Loaded> {
     const g = readGrant(ctx.principal, r);
-    const record = lock ? await (reader as Tx).lock(r.name, id, lock) : await reader.get(r.name, id);
+    // Outside a transaction, a record the store keeps may answer: only one a read sent after the request arrived
+    // vouches for (Store.cachedRecord with ctx.since), as on the lean read path (getNow).
+    const kept = lock || reader !== this.store || ctx.since === undefined ? undefined : this.store.cachedRecord?.(r.name, id, ctx.since);
+    const record = kept ?? (lock ? await (reader as Tx).lock(r.name, id, lock) : await reader.get(r.name, id));
     if (!record) throw notFound(r);
     return visible(ctx.principal, r, g, record, await owns(this.model, r, record, ctx.principal, reader));
   }

@@ -58,9 +58,20 @@ export class ListCache {
 
   /** The key of a query on `resource`, or undefined when its result is not kept (a large page). */
   keyOf(resource: string, query: ListQuery): string | undefined {
-    if (!this.keeps(query)) return undefined;
-    // Three JSON texts joined by NUL, which no JSON text holds unescaped: the parts cannot run into each other.
-    return `${resource} ${this.textOf(query.where)}\u0000${this.textOf(query.orderBy)}\u0000${JSON.stringify([query.limit, query.offset, query.after, query.search, query.withTotal])}`;
+    return this.keeps(query) ? this.pageKey(this.walkKey(resource, query), query) : undefined;
+  }
+
+  /**
+   * `resource`, the query's conditions and its order: what a page's key, its walk (src/store/offset-seeks.ts) and
+   * its count's key start with, made once per request. Two JSON texts joined by NUL, which no JSON text holds
+   * unescaped: the parts cannot run into each other.
+   */
+  walkKey(resource: string, query: ListQuery): string {
+    return `${resource} ${this.textOf(query.where)}\u0000${this.textOf(query.orderBy)}`;
+  }
+
+  private pageKey(walk: string, query: ListQuery): string {
+    return `${walk}\u0000${JSON.stringify([query.limit, query.offset, query.after, query.search, query.withTotal])}`;
   }
 
   /** JSON.stringify(value), kept for a frozen value (it cannot change). */
@@ -87,11 +98,12 @@ export class ListCache {
     seeking = false,
   ): Promise<ListResult> {
     this.validate(stamp);
-    const key = this.keyOf(resource, query);
+    const prefix = this.walkKey(resource, query);
+    const key = this.keeps(query) ? this.pageKey(prefix, query) : undefined;
     const cached = key === undefined ? undefined : this.entries.get(key);
     if (cached) return cached;
-    const walk = seeking ? this.seeks.walkOf(resource, query) : undefined;
-    const result = await this.counted(resource, query, stamp, walk === undefined ? read : (q) => this.sought(walk, q, stamp, read));
+    const walk = seeking && OffsetSeeks.walks(query) ? prefix : undefined;
+    const result = await this.counted(resource, query, stamp, walk === undefined ? read : (q) => this.sought(walk, q, stamp, read), prefix);
     if (key === undefined || this.stamp !== stamp) return result;
     if (this.forget(key)) return this.set(key, result);
     this.remember(key, result.rows.length);
@@ -126,10 +138,18 @@ export class ListCache {
    * same total until the stamp moves), `read` asked to count only when none is kept. An offset page read
    * anew then costs its page query alone.
    */
-  async counted(resource: string, query: ListQuery, stamp: number | string, read: (query: ListQuery) => Promise<ListResult>): Promise<ListResult> {
+  async counted(
+    resource: string,
+    query: ListQuery,
+    stamp: number | string,
+    read: (query: ListQuery) => Promise<ListResult>,
+    /** walkKey(resource, query), when the caller has made it already. */
+    prefix?: string,
+  ): Promise<ListResult> {
     if (!query.withTotal) return read(query);
     this.validate(stamp);
-    const key = `${resource} ${this.textOf(query.where)}\u0000${JSON.stringify([query.search])}`;
+    // The order is part of the prefix though a count does not depend on it: one key made per request, not two.
+    const key = `${prefix ?? this.walkKey(resource, query)}\u0000${JSON.stringify([query.search])}`;
     const total = this.counts.get(key);
     if (total !== undefined) return { ...(await read({ ...query, withTotal: false })), total };
     const result = await read(query);

@@ -51,10 +51,12 @@ export class OffsetSeeks {
     this.held = 0;
   }
 
-  /** The walk a query belongs to (its filter and order), or undefined for one that takes no offset (keyset pages, a search ranked by relevance). */
-  walkOf(resource: string, query: ListQuery): string | undefined {
-    if (query.offset === undefined || query.after !== undefined || query.search !== undefined) return undefined;
-    return `${resource} ${JSON.stringify([query.where, query.orderBy])}`;
+  /**
+   * Whether a query belongs to a walk (a filter and an order, whose key the caller makes: src/store/list-cache.ts):
+   * not one that takes no offset (keyset pages, a search ranked by relevance).
+   */
+  static walks(query: ListQuery): boolean {
+    return query.offset !== undefined && query.after === undefined && query.search === undefined;
   }
 
   /** `query` as read from the nearest known position before its offset; itself when none is known. */

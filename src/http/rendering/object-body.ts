@@ -78,7 +78,7 @@ export interface ObjectRequest {
  * sent in, and apply If-None-Match to that coding's ETag, or If-Modified-Since (RFC 9110 §13.1.2, §13.1.3).
  */
 export async function readObject(services: ResourceService, q: ObjectRequest): Promise<ObjectRead> {
-  return objectRead(q, await services.get({ principal: q.principal, format: 'json' }, q.resource.name, q.id));
+  return objectRead(q, await services.get({ principal: q.principal, format: 'json', since: q.since }, q.resource.name, q.id));
 }
 
 /** `readObject` answered at once when the services can load the object without waiting (ResourceService.getNow); undefined otherwise. */

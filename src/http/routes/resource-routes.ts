@@ -137,6 +137,7 @@ function resourceRoute(deps: HttpDeps, op: Operation, hooks: Pick<RouteSpec, 'on
             ifModifiedSince: header(request, 'if-modified-since'),
             acceptEncoding: request.headers['accept-encoding'],
             compression,
+            since: request.arrivedAt ?? undefined,
           });
           reply.header('etag', body.etag).header('last-modified', body.lastModified).header('cache-control', PRIVATE);
           if (body.notModified) return sendNotModified(reply, compression);

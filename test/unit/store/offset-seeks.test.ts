@@ -1,6 +1,7 @@
 // Offset seeks: which queries take them, the nearest known position below an offset, the keyset values learnt from a page's last row, the bound.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { ListCache } from '../../../src/store/list-cache.js';
 import { OffsetSeeks } from '../../../src/store/offset-seeks.js';
 import type { ListQuery, StoredRecord } from '../../../src/store/types.js';
 
@@ -26,20 +27,23 @@ const row = (i: number): StoredRecord => ({
 const page = (offset: number, n: number) => ({ rows: Array.from({ length: n }, (_, i) => row(offset + i)) });
 
 it('takes offset and page lists only: not keyset pages, not searches ranked by relevance', () => {
-  const seeks = new OffsetSeeks();
-  assert.equal(typeof seeks.walkOf('products', query(0)), 'string');
-  assert.equal(seeks.walkOf('products', query(undefined)), undefined);
-  assert.equal(seeks.walkOf('products', { ...query(40), after: ['x'] }), undefined);
-  assert.equal(seeks.walkOf('products', { ...query(40), search: 'lamp' }), undefined);
-  assert.notEqual(seeks.walkOf('products', query(0)), seeks.walkOf('orders', query(0)));
-  assert.notEqual(seeks.walkOf('products', query(0)), seeks.walkOf('products', { ...query(0), orderBy: [{ path: 'id', desc: true }] }));
-  // One walk for every page of a filter and order, whatever the page's offset and size.
-  assert.equal(seeks.walkOf('products', query(0)), seeks.walkOf('products', query(60, 5)));
+  assert.equal(OffsetSeeks.walks(query(0)), true);
+  assert.equal(OffsetSeeks.walks(query(undefined)), false);
+  assert.equal(OffsetSeeks.walks({ ...query(40), after: ['x'] }), false);
+  assert.equal(OffsetSeeks.walks({ ...query(40), search: 'lamp' }), false);
+});
+
+it('names a walk by resource, conditions and order (the list cache makes its key), never by offset or size', () => {
+  const cache = new ListCache();
+  assert.notEqual(cache.walkKey('products', query(0)), cache.walkKey('orders', query(0)));
+  assert.notEqual(cache.walkKey('products', query(0)), cache.walkKey('products', { ...query(0), orderBy: [{ path: 'id', desc: true }] }));
+  assert.notEqual(cache.walkKey('products', query(0)), cache.walkKey('products', { ...query(0), where: [] }));
+  assert.equal(cache.walkKey('products', query(0)), cache.walkKey('products', query(60, 5)));
 });
 
 it('reads an offset from the nearest known position below it, with the keyset values of the row there', () => {
   const seeks = new OffsetSeeks();
-  const walk = seeks.walkOf('products', query(0))!;
+  const walk = 'products walk';
   assert.deepEqual(seeks.from(walk, query(40)), query(40), 'nothing known yet');
   seeks.learn(walk, query(0), page(0, 20));
   seeks.learn(walk, query(60), page(60, 21));
@@ -63,7 +67,7 @@ it('reads an offset from the nearest known position below it, with the keyset va
 
 it('forgets everything when the bound is reached, and learns again from the next pages', () => {
   const seeks = new OffsetSeeks(3);
-  const walk = seeks.walkOf('products', query(0))!;
+  const walk = 'products walk';
   for (let p = 0; p < 3; p++) seeks.learn(walk, query(p * 20), page(p * 20, 20));
   assert.equal(seeks.size, 3);
   seeks.learn(walk, query(100), page(100, 20));
@@ -77,7 +81,7 @@ it('forgets everything when the bound is reached, and learns again from the next
 
 it('holds at most 1,000 walks (their keys hold filter values a client chooses): the next one forgets them all', () => {
   const seeks = new OffsetSeeks(20_000, 1_000);
-  const walkOf = (i: number) => seeks.walkOf('products', { ...query(0), where: [{ path: 'name', op: 'eq', value: `n${i}` }] })!;
+  const walkOf = (i: number) => `products walk ${i}`;
   for (let i = 0; i < 1_000; i++) seeks.learn(walkOf(i), query(0), page(0, 20));
   assert.equal(seeks.size, 1_000);
   assert.deepEqual(seeks.from(walkOf(0), query(20)).after, [1000 - 19, 'l19', 'id-0019']);
