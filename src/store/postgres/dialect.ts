@@ -14,6 +14,7 @@ export const pgDialect: Dialect = {
   rowValues: true,
   value: (v) => v,
   columns: columnList,
+  rowKey: 'id',
   skipLocked: ' FOR UPDATE SKIP LOCKED',
   // One array parameter, typed by the column (https://www.postgresql.org/docs/current/functions-comparisons.html#FUNCTIONS-COMPARISONS-ANY-SOME);
   // an index on the column serves it as it serves IN (…).

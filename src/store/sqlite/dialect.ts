@@ -16,6 +16,7 @@ export const sqliteDialect: Dialect = {
   rowValues: true,
   value: sqliteValue,
   columns: () => '*',
+  rowKey: 'rid',
   // One writer at a time: a transaction never meets a row another one holds.
   skipLocked: '',
   // The list as one JSON array (https://sqlite.org/json1.html#jeach); IN compares with the column's affinity,

@@ -688,6 +688,63 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
       }
     });
 
+    it('a deep offset page (its rows found by key, then read: src/store/sql/queries.ts deferred) is the slice of the whole ordered list', async () => {
+      const made: StoredRecord[] = [];
+      for (let i = 0; i < 1_040; i++) {
+        made.push(
+          thing({
+            label: i % 5 === 0 ? null : `d${i % 4}`,
+            count: 7000 + (i % 6),
+            at: i % 7 === 0 ? null : new Date(Date.UTC(2026, 2, 1 + (i % 9))).toISOString(),
+            price: i % 8 === 0 ? null : { amount: 100 * (i % 3), currency: 'EUR' },
+          }),
+        );
+      }
+      await store.transaction((tx) => tx.insertMany('contract-things', made));
+      const where = [
+        { path: 'count', op: 'gte' as const, value: 7000 },
+        { path: 'count', op: 'lt' as const, value: 7100 },
+      ];
+      const orders = [
+        [{ path: 'id', desc: false }],
+        [
+          { path: 'label', desc: false },
+          { path: 'id', desc: false },
+        ],
+        [
+          { path: 'label', desc: true },
+          { path: 'id', desc: false },
+        ],
+        [
+          { path: 'count', desc: true },
+          { path: 'at', desc: false },
+          { path: 'id', desc: false },
+        ],
+        [
+          { path: 'price.amount', desc: false },
+          { path: 'id', desc: true },
+        ],
+      ];
+      for (const orderBy of orders) {
+        const whole = (await store.list('contract-things', { where, orderBy, limit: 2_000 })).rows.map((r) => r.id);
+        assert.equal(whole.length, 1_040);
+        for (const offset of [999, 1_000, 1_013, 1_035, 1_040]) {
+          for (const shared of [false, true]) {
+            const page = await store.list('contract-things', { where, orderBy, limit: 7, offset, withTotal: true, shared });
+            assert.deepEqual(
+              page.rows.map((r) => r.id),
+              whole.slice(offset, offset + 7),
+              `${JSON.stringify(orderBy)} offset ${offset}${shared ? ' (shared)' : ''}`,
+            );
+            assert.equal(page.total, 1_040);
+          }
+        }
+      }
+      await store.transaction(async (tx) => {
+        for (const r of made) await tx.delete('contract-things', r.id);
+      });
+    });
+
     it('a shared offset page, read at any offset in any order and again after writes, is the page an unshared read gives', async () => {
       // Shared reads may be kept, and read from positions earlier pages taught (src/store/offset-seeks.ts):
       // whatever was read before, under any sort with nulls and ties, the rows must be the plain OFFSET's.

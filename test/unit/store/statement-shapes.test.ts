@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { compileModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { commerce } from '../../../examples/commerce/index.js';
-import { getManySql, listSql } from '../../../src/store/sql/queries.js';
+import { DEFERRED_FROM_OFFSET, getManySql, listSql } from '../../../src/store/sql/queries.js';
 import { sqliteDialect } from '../../../src/store/sqlite/dialect.js';
 import { pgDialect } from '../../../src/store/postgres/dialect.js';
 import { tableName } from '../../../src/model/compile.js';
@@ -33,6 +33,20 @@ describe('list SQL shapes', () => {
     ['SQLite', sqliteDialect],
     ['PostgreSQL', pgDialect],
   ] as const) {
+    it(`${name}: an offset from DEFERRED_FROM_OFFSET on reads the page's keys first (one more text), not with a search or a claim`, () => {
+      const where: Condition[] = [{ path: 'status', op: 'eq', value: 'active' }];
+      const at = (offset: number, extra: Partial<ListQuery> = {}) => listSql(dialect, products, { ...query(where), offset, ...extra }, tableName)!.page;
+      const key = dialect === sqliteDialect ? 'rid' : 'id';
+      assert.doesNotMatch(at(DEFERRED_FROM_OFFSET - 1).text, / IN \(SELECT /);
+      const deep = at(DEFERRED_FROM_OFFSET);
+      assert.match(deep.text, new RegExp(`WHERE ${key} IN \\(SELECT ${key} FROM "products" WHERE .* ORDER BY .* LIMIT \\? OFFSET \\?\\) ORDER BY `));
+      // The same values in the same order as the plain statement binds them: the inner statement is the plain one.
+      assert.deepEqual(deep.params, ['active', 20, DEFERRED_FROM_OFFSET]);
+      assert.equal(at(DEFERRED_FROM_OFFSET + 977).text, deep.text, 'one text for every deep offset');
+      assert.doesNotMatch(at(5_000, { search: 'lamp' }).text, new RegExp(`${key} IN \\(SELECT`));
+      if (dialect === pgDialect) assert.doesNotMatch(at(5_000, { skipLocked: true }).text, / IN \(SELECT /);
+    });
+
     it(`${name}: one text for any IN list length and either filter order, values bound apart`, () => {
       const texts = new Set<string>();
       for (let n = 1; n <= 100; n++) {
