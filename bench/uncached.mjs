@@ -26,7 +26,8 @@
 //
 // Environment: BENCH_DURATION, BENCH_WARMUP, BENCH_QUIET_WAIT, BENCH_CPU_PROF (as everywhere), BENCH_REPEATS
 // (default 3), BENCH_PRODUCTS, BENCH_PARTS (sqlite,pg), BENCH_SCENARIOS (offset,filtered,cursor,sparse),
-// BENCH_CONNECTIONS (default 64 here), BENCH_SAMPLES, BENCH_NO_CACHE (on/off: the third server, default on).
+// BENCH_CONNECTIONS (default 64 here), BENCH_SAMPLES, BENCH_NO_CACHE (on/off: the third server, default on),
+// BENCH_BASE_ROOT (a built worktree of an earlier commit: a fourth server, that build as built; issue 31.4 before/after).
 import path from 'node:path';
 import { assertWrk } from './lib/wrk.mjs';
 import { setUpPinning } from './lib/cpu.mjs';
@@ -57,8 +58,10 @@ const NO_CACHE = (() => {
   if (!['on', 'off'].includes(v)) throw new Error(`BENCH_NO_CACHE takes on or off, got "${v}"`);
   return v === 'on';
 })();
-const SERVERS = ['canon', 'platformatic', ...(NO_CACHE ? ['canonNoCache'] : [])];
-const LABELS = { canon: 'Canon', platformatic: 'Platformatic DB', canonNoCache: 'Canon, page cache off' };
+// BENCH_BASE_ROOT: a worktree of an earlier commit, built: a fourth server, that build as built (issue 31.4's before).
+const BASE_ROOT = process.env.BENCH_BASE_ROOT ? path.resolve(process.env.BENCH_BASE_ROOT) : undefined;
+const SERVERS = ['canon', 'platformatic', ...(NO_CACHE ? ['canonNoCache'] : []), ...(BASE_ROOT ? ['canonBefore'] : [])];
+const LABELS = { canon: 'Canon', platformatic: 'Platformatic DB', canonNoCache: 'Canon, page cache off', canonBefore: `Canon before (${BASE_ROOT})` };
 
 // ---------------------------------------------------------------------------------------------------
 // The scenarios. Each gives, for parameter values (wrk pieces while measuring, strings for the checks), the path
@@ -238,18 +241,25 @@ function kindsFor(name, scenario, who) {
 async function runScenario({ part, data, name, scenario, repeat, pinning, install, dir }) {
   const urls =
     part === 'sqlite'
-      ? { canon: data.copy().canon, platformatic: data.copy().platformatic, canonNoCache: data.copy().canon }
+      ? { canon: data.copy().canon, platformatic: data.copy().platformatic, canonNoCache: data.copy().canon, canonBefore: data.copy().canon }
       : await (async () => {
           const db = await data.copy();
-          return { canon: db.canon, platformatic: db.platformatic, canonNoCache: db.canon };
+          return { canon: db.canon, platformatic: db.platformatic, canonNoCache: db.canon, canonBefore: db.canon };
         })();
-  const profileNames = { canon: `canon-${part}-${name}-r${repeat}`, canonNoCache: `canon-nocache-${part}-${name}-r${repeat}` };
+  const profileNames = {
+    canon: `canon-${part}-${name}-r${repeat}`,
+    canonNoCache: `canon-nocache-${part}-${name}-r${repeat}`,
+    canonBefore: `canon-before-${part}-${name}-r${repeat}`,
+  };
   const specs = peerSpecs({
     urls,
     pinned: pinning.pinned,
     install,
     profileNames,
-    extraCanons: NO_CACHE ? [{ key: 'canonNoCache', name: LABELS.canonNoCache, env: { CANON_LIST_CACHE: 'off' } }] : [],
+    extraCanons: [
+      ...(NO_CACHE ? [{ key: 'canonNoCache', name: LABELS.canonNoCache, env: { CANON_LIST_CACHE: 'off' } }] : []),
+      ...(BASE_ROOT ? [{ key: 'canonBefore', name: LABELS.canonBefore, cli: path.join(BASE_ROOT, 'dist/src/cli/main.js') }] : []),
+    ],
   });
   const results = await withServers(specs, async (handles) => {
     const walks = name === 'cursor' ? await collectWalks(handles.canon.base, part, dir) : undefined;
@@ -274,7 +284,7 @@ async function runScenario({ part, data, name, scenario, repeat, pinning, instal
     return out;
   });
   const profiles = {};
-  for (const who of ['canon', 'canonNoCache'].filter((w) => results[w])) {
+  for (const who of ['canon', 'canonNoCache', 'canonBefore'].filter((w) => results[w])) {
     const split = reportSplit(profileNames[who], {
       title: `${part} ${name} ${LABELS[who]}`,
       cpuMicrosPerRequest: results[who].serverCpuMicrosPerRequest ?? undefined,
@@ -317,7 +327,11 @@ function summarise(part) {
     const rps = (r, who) => r.results[who].requestsPerSecond.average;
     const ratio = (who) => s.repeats.map((r) => rps(r, who) / rps(r, 'platformatic'));
     const cpu = (who) => median(s.repeats.map((r) => r.results[who].serverCpuMicrosPerRequest).filter((x) => typeof x === 'number'));
-    medians[name] = { canon: median(ratio('canon')), ...(NO_CACHE ? { canonNoCache: median(ratio('canonNoCache')) } : {}) };
+    medians[name] = {
+      canon: median(ratio('canon')),
+      ...(NO_CACHE ? { canonNoCache: median(ratio('canonNoCache')) } : {}),
+      ...(BASE_ROOT ? { canonBefore: median(ratio('canonBefore')), canonOverBefore: median(s.repeats.map((r) => rps(r, 'canon') / rps(r, 'canonBefore'))) } : {}),
+    };
     rows.push([
       s.title,
       s.repeats.map((r) => fmt(rps(r, 'canon'))).join(' / '),
@@ -327,12 +341,28 @@ function summarise(part) {
       NO_CACHE ? `${fmt(medians[name].canonNoCache, 2)}x` : '-',
       `>= ${TARGET}x`,
       `${fmt(cpu('canon'), 1)} / ${fmt(cpu('platformatic'), 1)}${NO_CACHE ? ` / ${fmt(cpu('canonNoCache'), 1)}` : ''}`,
+      BASE_ROOT ? `${fmt(medians[name].canonBefore, 2)}x, ${fmt(cpu('canonBefore'), 1)} µs` : '-',
+      BASE_ROOT ? `${fmt(medians[name].canonOverBefore, 2)}x` : '-',
     ]);
   }
   console.log(
     `\n${part.part === 'sqlite' ? 'SQLite' : `PostgreSQL ${part.postgresVersion}`}: ${fmt(part.products)} products, ${REPEATS} repeat(s); req/s per repeat, ratios are medians over repeats`,
   );
-  table(['scenario', 'Canon req/s', 'Platformatic req/s', 'Canon/Plt', 'Canon cache-off req/s', 'cache-off/Plt', 'issue 31', 'server CPU µs/req (Canon / Plt / off)'], rows);
+  table(
+    [
+      'scenario',
+      'Canon req/s',
+      'Platformatic req/s',
+      'Canon/Plt',
+      'Canon cache-off req/s',
+      'cache-off/Plt',
+      'issue 31',
+      'server CPU µs/req (Canon / Plt / off)',
+      'before/Plt, CPU',
+      'Canon/before',
+    ],
+    rows,
+  );
   return medians;
 }
 
@@ -363,6 +393,7 @@ async function main() {
       samplesChecked: SAMPLES,
       order: 'per repeat and scenario: fresh servers; Canon, Platformatic and the cache-off Canon one after the other, the order turning by one each repeat',
       noCache: NO_CACHE ? 'a third Canon with CANON_LIST_CACHE=off' : 'not run',
+      before: BASE_ROOT ?? 'not run',
       platformatic: { versions: install.versions, sqliteWalSynchronous: install.sqliteWalSynchronous },
       target: TARGET,
     }),

@@ -138,8 +138,8 @@ export async function registerEndpoint(base, headers, url, events = ['*']) {
 
 const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist/src', file)).href);
 
-/** Opens Canon's own store on `databaseUrl` (sqlite:… or postgres://…) with the reference model, migrated. */
-export async function openCanonStore(databaseUrl) {
+/** Opens Canon's own store on `databaseUrl` (sqlite:… or postgres://…) with the reference model, migrated; `listCache: false` as CANON_LIST_CACHE=off. */
+export async function openCanonStore(databaseUrl, { listCache = true } = {}) {
   assertBuilt();
   const { compileModel } = await dist('model/compile.js');
   const { withPlatform } = await dist('runtime/compose.js');
@@ -148,10 +148,10 @@ export async function openCanonStore(databaseUrl) {
   let store;
   if (databaseUrl.startsWith('sqlite:')) {
     const { SqliteStore } = await dist('store/sqlite/sqlite-store.js');
-    store = new SqliteStore({ path: databaseUrl.slice('sqlite:'.length) });
+    store = new SqliteStore({ path: databaseUrl.slice('sqlite:'.length), listCache });
   } else {
     const { PgStore } = await dist('store/postgres/pg-store.js');
-    store = new PgStore({ connectionString: databaseUrl, max: 2 });
+    store = new PgStore({ connectionString: databaseUrl, max: 2, listCache });
   }
   await store.migrate(model);
   return store;

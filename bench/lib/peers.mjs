@@ -106,7 +106,7 @@ export async function seedPg(products) {
  */
 const OVERLOAD_OFF = { CANON_MAX_EVENT_LOOP_DELAY_MS: '0' };
 
-/** Server specs for one repeat: Canon, Platformatic DB and any `extraCanons` ({ key, name, env?, nodeArgs? }), on the given database URLs per key. */
+/** Server specs for one repeat: Canon, Platformatic DB and any `extraCanons` ({ key, name, env?, nodeArgs?, cli? }: cli, another build's), on the given database URLs per key. */
 export function peerSpecs({ urls, pinned, install, profileNames = {}, extraCanons = [] }) {
   const canon = (key, { env = {}, ...opts } = {}) => ({
     key,
@@ -115,7 +115,7 @@ export function peerSpecs({ urls, pinned, install, profileNames = {}, extraCanon
   return [
     canon('canon'),
     { key: 'platformatic', readyPath: PLATFORMATIC_READY_PATH, start: (port) => startPlatformatic(port, { install, connectionString: urls.platformatic, pinned }) },
-    ...extraCanons.map((c) => canon(c.key, { name: c.name, env: c.env ?? {}, nodeArgs: c.nodeArgs ?? [] })),
+    ...extraCanons.map((c) => canon(c.key, { name: c.name, env: c.env ?? {}, nodeArgs: c.nodeArgs ?? [], ...(c.cli ? { cli: c.cli } : {}) })),
   ];
 }
 
