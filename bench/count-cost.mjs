@@ -139,7 +139,9 @@ async function measure(part, size) {
 }
 
 runMain(async () => {
-  console.log(`bench: the total of offset pages (issue 31.6) | node ${process.version} | ${READS} reads per figure | sizes ${SIZES.map((n) => fmt(n)).join(', ')} | ${PARTS.join(', ')}`);
+  console.log(
+    `bench: the total of offset pages (issue 31.6) | node ${process.version} | ${READS} reads per figure | sizes ${SIZES.map((n) => fmt(n)).join(', ')} | ${PARTS.join(', ')}`,
+  );
   const all = [];
   for (const part of PARTS) for (const size of SIZES) all.push(...(await measure(part, size)));
   const header = ['store', 'products', 'filter', 'matching', 'offset', 'page µs', 'page + count µs', 'count µs', 'count kept: page µs'];
