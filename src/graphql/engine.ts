@@ -64,6 +64,8 @@ export interface EngineRequest {
   internal(cause: unknown): void;
   /** A subscription's reconnection (the `Last-Event-ID` header): it resumes after that event. */
   lastEventId?: string;
+  /** When the request arrived (performance.now()): the store read authentication waited for may stamp kept answers (Store.readStamp). */
+  since?: number;
 }
 
 /** A GraphQL response as an object (GraphQL spec §7.1), its errors in Canon's shape. */
@@ -256,7 +258,7 @@ export class GraphqlEngine {
     if (operation.operation !== 'query' || this.answers === undefined) return this.execute(req, ready);
     const key = this.answers.keyOf(req.principal, document, req.params.operationName, ready.variables);
     if (key === undefined || this.answers.first(key)) return this.execute(req, ready);
-    const stamp = this.deps.services.readStamp();
+    const stamp = this.deps.services.readStamp(req.since);
     return stamp instanceof Promise ? stamp.then((s) => this.throughAnswers(req, ready, key, s)) : this.throughAnswers(req, ready, key, stamp);
   }
 

@@ -171,8 +171,8 @@ export class ResourceService {
   }
 
   /** The store's stamp of what reads can see (Store.readStamp); undefined when the store cannot tell. */
-  readStamp(): number | string | Promise<string> | undefined {
-    return this.store.readStamp?.();
+  readStamp(since?: number): number | string | Promise<string> | undefined {
+    return this.store.readStamp?.(since);
   }
 
   /**

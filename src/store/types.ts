@@ -264,8 +264,10 @@ export interface Store extends Reader {
    * changed the data between them, so an answer computed from reads between two equal stamps may be given
    * again while the stamp reads the same (src/graphql/answer-cache.ts). Answered from memory when the adapter
    * can (a number), else by a read; undefined when it cannot be told now. Adapters that cannot tell omit it.
+   * `since`: when the request arrived (performance.now()); an adapter that reads its stamp (PostgreSQL) may answer
+   * with a read sent after that moment (the one authentication waited for) instead of sending another.
    */
-  readStamp?(): number | string | Promise<string> | undefined;
+  readStamp?(since?: number): number | string | Promise<string> | undefined;
   /**
    * The value named `key` that every process of the deployment shares: `candidate` if none was stored yet
    * (then stored), else the stored one. Used for the generated development secret.

@@ -35,6 +35,8 @@ interface Taken {
   media: ResponseMedia;
   /** The body's declared length. */
   length: number;
+  /** When the request arrived (performance.now()): see EngineRequest.since. */
+  arrived: number;
 }
 
 /**
@@ -81,7 +83,7 @@ export class FastGraphql {
   /** The server's request listener: this path when it applies, else `next`. */
   listener(next: Listener): Listener {
     return (req, res) => {
-      const taken = this.match(req);
+      const taken = this.match(req, performance.now());
       if (taken === undefined) {
         next(req, res);
         return;
@@ -107,7 +109,7 @@ export class FastGraphql {
     };
   }
 
-  private match(req: IncomingMessage): Taken | undefined {
+  private match(req: IncomingMessage, arrived: number): Taken | undefined {
     if (req.method !== 'POST' || req.url !== GRAPHQL_EXECUTE_PATH || !this.open || this.deps.config.accessLog || this.stats.declined['*'] !== undefined) return undefined;
     const h = req.headers;
     if (h.cookie !== undefined || h['idempotency-key'] !== undefined || h['content-encoding'] !== undefined || h['transfer-encoding'] !== undefined) return undefined;
@@ -120,7 +122,7 @@ export class FastGraphql {
     if (wantsEventStream(h.accept)) return undefined;
     const media = graphqlMediaOf(h.accept);
     if (media === undefined || this.underPressure()) return undefined;
-    return { media, length };
+    return { media, length, arrived };
   }
 
   /** An authenticated caller: its arrival counted as the route's onRequest counts it, then its body read. */
@@ -170,7 +172,17 @@ export class FastGraphql {
     try {
       const engineRequest = engineRequestOf(
         this.deps,
-        { post: true, params: this.paramsOf(raw), principal, media: taken.media, idempotencyKey: undefined, requestId, method: 'POST', url: GRAPHQL_EXECUTE_PATH },
+        {
+          post: true,
+          params: this.paramsOf(raw),
+          principal,
+          media: taken.media,
+          idempotencyKey: undefined,
+          requestId,
+          method: 'POST',
+          url: GRAPHQL_EXECUTE_PATH,
+          since: taken.arrived,
+        },
         (rate) => Object.assign(headers, rate),
       );
       const response = this.deps.graphql.respond(engineRequest);

@@ -95,7 +95,17 @@ export function graphqlAnswer(deps: HttpDeps, response: EngineResponse, media: R
 /** The engine request of a POST or GET: `setHeaders` receives the rate-limit headers of the operation's charge. */
 export function engineRequestOf(
   deps: HttpDeps,
-  r: { post: boolean; params: GraphqlParams; principal: Principal; media: ResponseMedia; idempotencyKey: string | undefined; requestId: string; method: string; url: string },
+  r: {
+    post: boolean;
+    params: GraphqlParams;
+    principal: Principal;
+    media: ResponseMedia;
+    idempotencyKey: string | undefined;
+    requestId: string;
+    method: string;
+    url: string;
+    since?: number;
+  },
   setHeaders: (headers: Record<string, string>) => void,
 ): EngineRequest {
   const { principal } = r;
@@ -105,6 +115,7 @@ export function engineRequestOf(
     principal,
     media: r.media,
     idempotencyKey: r.idempotencyKey,
+    since: r.since,
     charge: async (units) => {
       if (!deps.limiter.limits.enabled) return;
       const verdict = await deps.limiter.forPrincipal(principal, units);
@@ -155,6 +166,7 @@ export function graphqlHandlers(deps: HttpDeps): Record<string, RouteSpec> {
         requestId: String(request.id),
         method: request.method,
         url: request.url,
+        since: request.arrivedAt ?? undefined,
       },
       (headers) => reply.headers(headers),
     );

@@ -126,8 +126,10 @@ export class PgStore implements Store {
   }
 
   /** The database's snapshot, read after the call (src/store/postgres/epoch-reader.ts), as the list cache's stamp. */
-  readStamp(): Promise<string> {
-    return this.epoch.snapshot();
+  readStamp(since?: number): string | Promise<string> {
+    // A read sent after the request arrived sees every commit made before it, as a new one would (see cachedRecord).
+    const known = since === undefined ? undefined : this.epoch.readSince(since);
+    return known?.snapshot ?? this.epoch.snapshot();
   }
 
   private requireModel(): CompiledModel {

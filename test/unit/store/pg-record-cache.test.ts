@@ -102,6 +102,25 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
     t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
   });
 
+  it('readStamp given the request’s arrival answers with the read sent after it (no read of its own), else reads', async () => {
+    const store = core.store;
+    const arrived = performance.now();
+    await store.credentialEpoch();
+    const known = store.readStamp!(arrived);
+    assert.equal(typeof known, 'string', 'the read authentication waited for stamps the request: no promise, no read');
+    assert.match(String(known), /^\d+:\d+:/);
+    // A request that arrived after the last read, or one that names no arrival, waits for a read sent now.
+    const later = store.readStamp!(performance.now());
+    assert.ok(later instanceof Promise);
+    assert.ok(store.readStamp!() instanceof Promise);
+    await Promise.all([later, store.readStamp!()]);
+    // A commit after the request's read moves the stamp a later request is given.
+    await other.query('UPDATE products SET name = $1 WHERE id = $2', [`Stamped ${Date.now()}`, id]);
+    const after = performance.now();
+    await store.credentialEpoch();
+    assert.notEqual(store.readStamp!(after), known);
+  });
+
   it('a shared page takes the stamp of an epoch read sent after the request arrived, never an earlier one', async () => {
     const store = core.store;
     const query = { where: [{ path: 'id', op: 'eq' as const, value: id }], orderBy: [{ path: 'id', desc: false }], limit: 5, shared: true };
