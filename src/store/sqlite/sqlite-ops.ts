@@ -34,6 +34,10 @@ interface ArrayStatement {
   stmt: Database.Statement;
   decode: (values: unknown[]) => StoredRecord;
   rank: number;
+  /** Where a row's id, version and update time sit (see SqliteOps.list's `kept`). */
+  idAt: number;
+  versionAt: number;
+  updatedAt: number;
   /** How many columns the decoder knows: another process adding a column changes what `SELECT *` returns. */
   width: number;
   /** The result's column names, in order. */
@@ -79,7 +83,16 @@ export class Connection {
     if (!a || stale) {
       const stmt = a?.stmt ?? prepare(this.db, sql).raw(true);
       const columns = stmt.columns().map((c) => c.name);
-      a = { stmt, decode: arrayRowDecoder(r, columns, sqliteCodec), rank: columns.indexOf(RANK_COLUMN), width: columns.length, columns };
+      a = {
+        stmt,
+        decode: arrayRowDecoder(r, columns, sqliteCodec),
+        rank: columns.indexOf(RANK_COLUMN),
+        idAt: columns.indexOf('id'),
+        versionAt: columns.indexOf('version'),
+        updatedAt: columns.indexOf('updated_at'),
+        width: columns.length,
+        columns,
+      };
       this.arrayCache.set(sql, a);
     }
     return a;
@@ -89,6 +102,21 @@ export class Connection {
   get cached(): number {
     return this.cache.size + this.arrayCache.size;
   }
+}
+
+/** Records read under the store's current change stamp, by resource and id (src/store/record-cache.ts). */
+export interface KeptRecords {
+  get(resource: string, id: string): StoredRecord | undefined;
+  /** Keeps the record, frozen, and returns it. */
+  set(resource: string, id: string, record: StoredRecord): StoredRecord;
+}
+
+/** A row as `kept` holds it when it is the same row (same id, version and update time under one stamp), else decoded and kept. */
+function keptRow(resource: string, a: ArrayStatement, values: unknown[], kept: KeptRecords): StoredRecord {
+  const id = values[a.idAt] as string;
+  const known = kept.get(resource, id);
+  if (known !== undefined && known.version === values[a.versionAt] && known.updated_at === values[a.updatedAt]) return known;
+  return kept.set(resource, id, a.decode(values));
 }
 
 /** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
@@ -152,14 +180,20 @@ export class SqliteOps implements Tx {
     return row ? fromRow(r, row, sqliteCodec) : null;
   }
 
-  async list(resource: string, query: ListQuery): Promise<ListResult> {
+  /**
+   * `kept`: records already read under the store's current change stamp (a shared list only, whose rows nobody
+   * changes): a row whose id, version and update time match one of them is that record, not decoded again, and a
+   * row decoded is kept there (frozen). Rows that recur across pages then reuse their record, and with it the
+   * item text rendered from it (src/http/rendering/object-body.ts itemJson).
+   */
+  async list(resource: string, query: ListQuery, kept?: KeptRecords): Promise<ListResult> {
     const r = this.resource(resource);
     const sql = listSql(sqliteDialect, r, query, tableName);
     // A search with no searchable words matches nothing.
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     const { raw, a } = this.arraysOf(r, sql.page.text, sql.page.params);
     const { decode, rank } = a;
-    const result: ListResult = { rows: raw.map(decode) };
+    const result: ListResult = { rows: kept === undefined || a.idAt < 0 ? raw.map(decode) : raw.map((values) => keptRow(r.name, a, values, kept)) };
     if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
     if (query.withTotal) result.total = (this.conn.stmt(sql.count.text).get(...sql.count.params) as { n: number }).n;
     return result;

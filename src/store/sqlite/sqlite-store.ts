@@ -13,7 +13,6 @@ import {
   type IdempotencyRecord,
   type ListQuery,
   type ListResult,
-  type Reader,
   type Store,
   type StoredEvent,
   type StoredRecord,
@@ -60,6 +59,8 @@ export class SqliteStore implements Store {
   private readonly readOps: SqliteOps;
   private readonly idempotency: IdempotencyDirectory;
   private readonly records = new RecordCache();
+  /** Rows of shared lists (SqliteOps.list's `kept`), under the same stamp as `records`. */
+  private readonly listRows = new RecordCache();
   /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read. */
   private readonly pages: ListCache | undefined;
   private readonly group: GroupCommit;
@@ -178,7 +179,7 @@ export class SqliteStore implements Store {
    * open, files read through the read connection (WAL: the last committed snapshot) and memory waits for
    * the commit. Every read below runs its statements synchronously, so no transaction can begin halfway.
    */
-  private async read<T>(fn: (ops: Reader) => Promise<T>): Promise<T> {
+  private async read<T>(fn: (ops: SqliteOps) => Promise<T>): Promise<T> {
     if (!this.mutex.locked) return fn(this.writeOps);
     if (this.memory) return this.mutex.run(() => fn(this.readOps));
     return fn(this.readOps);
@@ -279,9 +280,20 @@ export class SqliteStore implements Store {
   /** A page a caller only reads is kept until the next commit (src/store/list-cache.ts): polling a list costs no query. */
   list(resource: string, query: ListQuery): Promise<ListResult> {
     const pages = this.pages;
-    if (!query.shared || pages === undefined) return this.read((o) => o.list(resource, query));
+    if (!query.shared) return this.read((o) => o.list(resource, query));
+    if (pages === undefined) return this.read((o) => o.list(resource, query, this.listRowsNow()));
     // Seeking (src/store/offset-seeks.ts): the stamp is taken in the turn the page is read, and the read is synchronous.
-    return this.read((o) => pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q), true));
+    return this.read((o) => pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q, this.listRowsNow()), true));
+  }
+
+  /**
+   * The rows shared lists read, kept under the change stamp of the moment (called in the synchronous turn of the
+   * read: the same validity as the record cache's). Apart from the record cache, so that pages nobody reads by id
+   * do not push out the records reads by id keep.
+   */
+  private listRowsNow(): RecordCache {
+    this.listRows.validate(this.changeStamp());
+    return this.listRows;
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
