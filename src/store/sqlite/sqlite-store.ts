@@ -46,7 +46,18 @@ export interface SqliteOptions {
   synchronous?: 'full' | 'normal';
   /** Keep small pages and offset counts until the next commit (default true; src/store/list-cache.ts). */
   listCache?: boolean;
+  /** How long the change stamp must have held before shared lists keep their rows (default LIST_ROWS_AFTER_MS; tests set 0). */
+  listRowsAfterMs?: number;
 }
+
+/**
+ * Shared lists keep their rows (SqliteOps.list `kept`) only once the change stamp has held this long. Every commit
+ * empties them, and under a stream of commits keeping rows that are gone before anyone reads them again cost more
+ * than all it saved: a mixed workload (issue 31.2: 20% writes, about 400 commits a second) went from 450 to 611 µs
+ * of CPU per request with rows kept after every commit (docs/BENCHMARKS.md). Read-mostly traffic passes it within
+ * 50 ms of its last commit.
+ */
+export const LIST_ROWS_AFTER_MS = 50;
 
 export class SqliteStore implements Store {
   readonly capabilities = { fullTextSearch: true, announcesEvents: false };
@@ -61,6 +72,10 @@ export class SqliteStore implements Store {
   private readonly records = new RecordCache();
   /** Rows of shared lists (SqliteOps.list's `kept`), under the same stamp as `records`. */
   private readonly listRows = new RecordCache();
+  /** The change stamp `listRows` last saw, and since when (performance.now()): see LIST_ROWS_AFTER_MS. */
+  private listRowsStamp = -1;
+  private listRowsSince = 0;
+  private readonly listRowsAfterMs: number;
   /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read. */
   private readonly pages: ListCache | undefined;
   private readonly group: GroupCommit;
@@ -75,6 +90,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
     this.pages = options.listCache === false ? undefined : new ListCache();
+    this.listRowsAfterMs = options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS;
     if (!this.memory) createOwnerOnly(options.path);
     const db = openDatabase(options.path);
     // WAL lets the read connection see committed data while a write transaction is open. In WAL mode
@@ -288,11 +304,18 @@ export class SqliteStore implements Store {
 
   /**
    * The rows shared lists read, kept under the change stamp of the moment (called in the synchronous turn of the
-   * read: the same validity as the record cache's). Apart from the record cache, so that pages nobody reads by id
-   * do not push out the records reads by id keep.
+   * read: the same validity as the record cache's), once that stamp has held LIST_ROWS_AFTER_MS; undefined before.
+   * Apart from the record cache, so that pages nobody reads by id do not push out the records reads by id keep.
    */
-  private listRowsNow(): RecordCache {
-    this.listRows.validate(this.changeStamp());
+  private listRowsNow(): RecordCache | undefined {
+    const stamp = this.changeStamp();
+    const now = performance.now();
+    if (stamp !== this.listRowsStamp) {
+      this.listRowsStamp = stamp;
+      this.listRowsSince = now;
+    }
+    if (now - this.listRowsSince < this.listRowsAfterMs) return undefined;
+    this.listRows.validate(stamp);
     return this.listRows;
   }
 

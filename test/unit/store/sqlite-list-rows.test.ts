@@ -35,10 +35,10 @@ for (const listCache of [true, false]) {
     before(async () => {
       dir = mkdtempSync(path.join(tmpdir(), 'canon-list-rows-'));
       file = path.join(dir, 'rows.db');
-      store = new SqliteStore({ path: file, listCache });
+      store = new SqliteStore({ path: file, listCache, listRowsAfterMs: 0 });
       await store.migrate(model);
       // Another connection to the file, as another process would hold.
-      other = new SqliteStore({ path: file, listCache });
+      other = new SqliteStore({ path: file, listCache, listRowsAfterMs: 0 });
       await other.migrate(model);
       await store.transaction((tx) =>
         tx.insertMany(
@@ -86,6 +86,26 @@ for (const listCache of [true, false]) {
       }
       await new Promise((resolve) => setImmediate(resolve));
       assert.equal((await store.list('products', { ...page(1), shared: true })).rows[0]!.name, 'changed by hand');
+    });
+
+    it('rows are kept only once the change stamp has held LIST_ROWS_AFTER_MS (under a stream of commits, never)', async () => {
+      const paced = new SqliteStore({ path: file, listCache, listRowsAfterMs: 500 });
+      try {
+        await paced.migrate(model);
+        const row = (await paced.list('products', { ...page(0), shared: true })).rows[0]!;
+        await paced.transaction((tx) => tx.update('products', { ...row, version: row.version + 1, name: 'just committed' }));
+        const first = await paced.list('products', { ...page(0), shared: true });
+        const second = await paced.list('products', { ...page(1), shared: true });
+        assert.notEqual(second.rows[0], first.rows[1], 'the stamp has just moved: nothing kept');
+        assert.equal(Object.isFrozen(first.rows[1]), false);
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        const a = await paced.list('products', { ...page(0), shared: true });
+        const b = await paced.list('products', { ...page(1), shared: true });
+        assert.equal(b.rows[0], a.rows[1], 'the stamp has held: rows kept');
+        assert.equal(a.rows[0]!.name, 'just committed');
+      } finally {
+        await paced.close();
+      }
     });
   });
 }
