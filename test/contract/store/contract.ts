@@ -83,6 +83,28 @@ function thing(overrides: Partial<StoredRecord> = {}): StoredRecord {
  * `sibling`, where the adapter can have one: a second store on the database the last `open()` made, as
  * another process would have (a file store, PostgreSQL; not an in-memory database).
  */
+/** Orders over contract-things' nullable fields with ties, each ending with id (a total order): the offset tests read pages in each. */
+const ORDERS_WITH_NULLS_AND_TIES = [
+  [{ path: 'id', desc: false }],
+  [
+    { path: 'label', desc: false },
+    { path: 'id', desc: false },
+  ],
+  [
+    { path: 'label', desc: true },
+    { path: 'id', desc: false },
+  ],
+  [
+    { path: 'count', desc: true },
+    { path: 'at', desc: false },
+    { path: 'id', desc: false },
+  ],
+  [
+    { path: 'price.amount', desc: false },
+    { path: 'id', desc: true },
+  ],
+];
+
 export function storeContract(name: string, open: () => Promise<Store>, sibling?: () => Promise<Store>): void {
   describe(`store contract: ${name}`, () => {
     let store: Store;
@@ -705,27 +727,7 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         { path: 'count', op: 'gte' as const, value: 7000 },
         { path: 'count', op: 'lt' as const, value: 7100 },
       ];
-      const orders = [
-        [{ path: 'id', desc: false }],
-        [
-          { path: 'label', desc: false },
-          { path: 'id', desc: false },
-        ],
-        [
-          { path: 'label', desc: true },
-          { path: 'id', desc: false },
-        ],
-        [
-          { path: 'count', desc: true },
-          { path: 'at', desc: false },
-          { path: 'id', desc: false },
-        ],
-        [
-          { path: 'price.amount', desc: false },
-          { path: 'id', desc: true },
-        ],
-      ];
-      for (const orderBy of orders) {
+      for (const orderBy of ORDERS_WITH_NULLS_AND_TIES) {
         const whole = (await store.list('contract-things', { where, orderBy, limit: 2_000 })).rows.map((r) => r.id);
         assert.equal(whole.length, 1_040);
         for (const offset of [999, 1_000, 1_013, 1_035, 1_040]) {
@@ -765,27 +767,7 @@ export function storeContract(name: string, open: () => Promise<Store>, sibling?
         { path: 'count', op: 'gte' as const, value: 5000 },
         { path: 'count', op: 'lt' as const, value: 5100 },
       ];
-      const orders = [
-        [{ path: 'id', desc: false }],
-        [{ path: 'id', desc: true }],
-        [
-          { path: 'label', desc: false },
-          { path: 'id', desc: false },
-        ],
-        [
-          { path: 'label', desc: true },
-          { path: 'id', desc: false },
-        ],
-        [
-          { path: 'count', desc: true },
-          { path: 'at', desc: false },
-          { path: 'id', desc: false },
-        ],
-        [
-          { path: 'price.amount', desc: false },
-          { path: 'id', desc: true },
-        ],
-      ];
+      const orders = [ORDERS_WITH_NULLS_AND_TIES[0]!, [{ path: 'id', desc: true }], ...ORDERS_WITH_NULLS_AND_TIES.slice(1)];
       const check = async (round: string): Promise<number> => {
         let compared = 0;
         for (const [o, orderBy] of orders.entries()) {
