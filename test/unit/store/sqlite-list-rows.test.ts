@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { commerce } from '../../../examples/commerce/index.js';
 import { compileModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
+import { openDatabase, prepare } from '../../../src/store/sqlite/native-handles.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { ListQuery, StoredRecord } from '../../../src/store/types.js';
 
@@ -78,9 +78,10 @@ for (const listCache of [true, false]) {
       assert.equal(theirs.name, 'changed by another connection');
       assert.equal(theirs.version, ours.version + 1);
       // A change that keeps the version and update time (SQL by hand, outside Canon): the change stamp alone tells.
-      const raw = new Database(file);
+      // Opened as the store opens its own (the binding CI's Node 24 suite names; statements kept reachable).
+      const raw = openDatabase(file);
       try {
-        raw.prepare('UPDATE products SET name = ? WHERE id = ?').run('changed by hand', theirs.id);
+        prepare(raw, 'UPDATE products SET name = ? WHERE id = ?').run('changed by hand', theirs.id);
       } finally {
         raw.close();
       }
