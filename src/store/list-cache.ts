@@ -62,12 +62,17 @@ export class ListCache {
   }
 
   /**
-   * `resource`, the query's conditions and its order: what a page's key, its walk (src/store/offset-seeks.ts) and
-   * its count's key start with, made once per request. Two JSON texts joined by NUL, which no JSON text holds
-   * unescaped: the parts cannot run into each other.
+   * `resource` and the query's conditions: what its count's key starts with, and (see walkKey) its page's and its
+   * walk's. Made once per request; JSON texts joined by NUL, which no JSON text holds unescaped, so the parts cannot
+   * run into each other.
    */
-  walkKey(resource: string, query: ListQuery): string {
-    return `${resource} ${this.textOf(query.where)}\u0000${this.textOf(query.orderBy)}`;
+  private filterKey(resource: string, query: ListQuery): string {
+    return `${resource} ${this.textOf(query.where)}`;
+  }
+
+  /** The filter's key and the query's order: a walk of offset pages (src/store/offset-seeks.ts), and what a page's key starts with. */
+  walkKey(resource: string, query: ListQuery, filter = this.filterKey(resource, query)): string {
+    return `${filter}\u0000${this.textOf(query.orderBy)}`;
   }
 
   private pageKey(walk: string, query: ListQuery): string {
@@ -98,12 +103,13 @@ export class ListCache {
     seeking = false,
   ): Promise<ListResult> {
     this.validate(stamp);
-    const prefix = this.walkKey(resource, query);
+    const filter = this.filterKey(resource, query);
+    const prefix = this.walkKey(resource, query, filter);
     const key = this.keeps(query) ? this.pageKey(prefix, query) : undefined;
     const cached = key === undefined ? undefined : this.entries.get(key);
     if (cached) return cached;
     const walk = seeking && OffsetSeeks.walks(query) ? prefix : undefined;
-    const result = await this.counted(resource, query, stamp, walk === undefined ? read : (q) => this.sought(walk, q, stamp, read), prefix);
+    const result = await this.counted(resource, query, stamp, walk === undefined ? read : (q) => this.sought(walk, q, stamp, read), filter);
     if (key === undefined || this.stamp !== stamp) return result;
     if (this.forget(key)) return this.set(key, result);
     this.remember(key, result.rows.length);
@@ -143,13 +149,13 @@ export class ListCache {
     query: ListQuery,
     stamp: number | string,
     read: (query: ListQuery) => Promise<ListResult>,
-    /** walkKey(resource, query), when the caller has made it already. */
-    prefix?: string,
+    /** filterKey(resource, query), when the caller has made it already. */
+    filter = this.filterKey(resource, query),
   ): Promise<ListResult> {
     if (!query.withTotal) return read(query);
     this.validate(stamp);
-    // The order is part of the prefix though a count does not depend on it: one key made per request, not two.
-    const key = `${prefix ?? this.walkKey(resource, query)}\u0000${JSON.stringify([query.search])}`;
+    // Every order of a filter has its count: the order is not part of the key.
+    const key = `${filter}\u0000${JSON.stringify([query.search])}`;
     const total = this.counts.get(key);
     if (total !== undefined) return { ...(await read({ ...query, withTotal: false })), total };
     const result = await read(query);

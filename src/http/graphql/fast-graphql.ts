@@ -83,7 +83,7 @@ export class FastGraphql {
   /** The server's request listener: this path when it applies, else `next`. */
   listener(next: Listener): Listener {
     return (req, res) => {
-      const taken = this.match(req, performance.now());
+      const taken = this.match(req);
       if (taken === undefined) {
         next(req, res);
         return;
@@ -109,7 +109,7 @@ export class FastGraphql {
     };
   }
 
-  private match(req: IncomingMessage, arrived: number): Taken | undefined {
+  private match(req: IncomingMessage): Taken | undefined {
     if (req.method !== 'POST' || req.url !== GRAPHQL_EXECUTE_PATH || !this.open || this.deps.config.accessLog || this.stats.declined['*'] !== undefined) return undefined;
     const h = req.headers;
     if (h.cookie !== undefined || h['idempotency-key'] !== undefined || h['content-encoding'] !== undefined || h['transfer-encoding'] !== undefined) return undefined;
@@ -122,7 +122,8 @@ export class FastGraphql {
     if (wantsEventStream(h.accept)) return undefined;
     const media = graphqlMediaOf(h.accept);
     if (media === undefined || this.underPressure()) return undefined;
-    return { media, length, arrived };
+    // Taken before authentication's store read, and only for requests this path serves.
+    return { media, length, arrived: performance.now() };
   }
 
   /** An authenticated caller: its arrival counted as the route's onRequest counts it, then its body read. */

@@ -98,13 +98,14 @@ export class FastReads {
   /** The server's request listener: this path when it applies, else Fastify's. */
   listener(fastify: Listener): Listener {
     return (req, res) => {
-      // The request's arrival: a store read sent after it may vouch for a kept record (ResourceService.getNow).
-      const arrived = performance.now();
       const read = this.match(req);
       if (read === undefined) {
         fastify(req, res);
         return;
       }
+      // The request's arrival, before any store read: a read sent after it may vouch for a kept record
+      // (ResourceService.getNow). Taken only for requests this path serves; Fastify's auth hook takes its own.
+      const arrived = performance.now();
       const credentials: Credentials = { headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) };
       const known = this.deps.auth.authenticatedNow(credentials);
       if (known !== undefined) this.respond(read, known.principal, false, req, res, arrived);

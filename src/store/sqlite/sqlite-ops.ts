@@ -19,6 +19,7 @@ import {
   type Tx,
 } from '../types.js';
 import type { IdempotencyDirectory } from './idempotency-directory.js';
+import type { RecordCache } from '../record-cache.js';
 import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { quote } from './ddl.js';
 import { GROUP_TOTAL, RANK_COLUMN, getManySql, groupsSql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
@@ -104,15 +105,8 @@ export class Connection {
   }
 }
 
-/** Records read under the store's current change stamp, by resource and id (src/store/record-cache.ts). */
-export interface KeptRecords {
-  get(resource: string, id: string): StoredRecord | undefined;
-  /** Keeps the record, frozen, and returns it. */
-  set(resource: string, id: string, record: StoredRecord): StoredRecord;
-}
-
 /** A row as `kept` holds it when it is the same row (same id, version and update time under one stamp), else decoded and kept. */
-function keptRow(resource: string, a: ArrayStatement, values: unknown[], kept: KeptRecords): StoredRecord {
+function keptRow(resource: string, a: ArrayStatement, values: unknown[], kept: RecordCache): StoredRecord {
   const id = values[a.idAt] as string;
   const known = kept.get(resource, id);
   if (known !== undefined && known.version === values[a.versionAt] && known.updated_at === values[a.updatedAt]) return known;
@@ -181,12 +175,12 @@ export class SqliteOps implements Tx {
   }
 
   /**
-   * `kept`: records already read under the store's current change stamp (a shared list only, whose rows nobody
+   * `kept`: records already read under the store's current change stamp, validated by the caller (a shared list only, whose rows nobody
    * changes): a row whose id, version and update time match one of them is that record, not decoded again, and a
    * row decoded is kept there (frozen). Rows that recur across pages then reuse their record, and with it the
    * item text rendered from it (src/http/rendering/object-body.ts itemJson).
    */
-  async list(resource: string, query: ListQuery, kept?: KeptRecords): Promise<ListResult> {
+  async list(resource: string, query: ListQuery, kept?: RecordCache): Promise<ListResult> {
     const r = this.resource(resource);
     const sql = listSql(sqliteDialect, r, query, tableName);
     // A search with no searchable words matches nothing.

@@ -1,11 +1,12 @@
 // PostgreSQL records kept by id (PgStore.get, cachedRecord; issue 31.3): answered from memory only for a request an epoch read sent after its arrival vouches for, and never once anything committed — ours or another connection's.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
 import { commerce } from '../../../examples/commerce/index.js';
 import { resolveConfig } from '../../../src/config/config.js';
 import { SYSTEM } from '../../../src/model/principal.js';
 import { openCore, type Core } from '../../../src/runtime/core.js';
+import type { StoredRecord } from '../../../src/store/types.js';
 import { TEST_PASSWORD_COST } from '../../support/harness.js';
 import { createTestDatabase, PG_SKIP, type TestDatabase } from '../../support/pg.js';
 
@@ -17,6 +18,26 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
 
   /** The cluster's snapshot as another connection reads it: equal before and after means nothing committed anywhere. */
   const snapshot = async (): Promise<string> => String((await other.query('SELECT txid_current_snapshot()::text AS s')).rows[0].s);
+
+  /**
+   * Reads the record, then asks `fromMemory` (true: answered from memory) for a request that arrived after that read
+   * and before the next epoch read. On a server other suites write to (CI), the snapshot may move between any two
+   * steps: then nothing may be answered from memory, and a hit is required only when it held still throughout.
+   */
+  const requireHitWhenQuiet = async (t: TestContext, message: string, fromMemory: (read: StoredRecord | null, arrived: number) => boolean | Promise<boolean>): Promise<void> => {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const start = await snapshot();
+      await core.store.credentialEpoch();
+      const read = await core.store.get('products', id);
+      const arrived = performance.now();
+      await core.store.credentialEpoch();
+      const hit = await fromMemory(read, arrived);
+      const still = (await snapshot()) === start;
+      if (hit) return;
+      assert.equal(still, false, message);
+    }
+    t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
+  };
 
   before(async () => {
     database = await createTestDatabase();
@@ -42,25 +63,13 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
   });
 
   it('a request whose epoch read shows the snapshot the record was kept under is answered from memory', async (t) => {
-    const store = core.store;
-    // On a server other suites write to (CI), the snapshot may move between any two steps: then nothing may be
-    // answered from memory, and a hit is required only when it held still throughout.
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const start = await snapshot();
-      await store.credentialEpoch();
-      const read = await store.get('products', id);
-      const arrived = performance.now();
-      await store.credentialEpoch();
-      const kept = store.cachedRecord!('products', id, arrived);
-      const still = (await snapshot()) === start;
-      if (kept !== undefined) {
-        assert.deepEqual(kept, read);
-        assert.ok(Object.isFrozen(kept));
-        return;
-      }
-      assert.equal(still, false, 'the snapshot held still, yet the record was not answered from memory');
-    }
-    t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
+    await requireHitWhenQuiet(t, 'the snapshot held still, yet the record was not answered from memory', (read, arrived) => {
+      const kept = core.store.cachedRecord!('products', id, arrived);
+      if (kept === undefined) return false;
+      assert.deepEqual(kept, read);
+      assert.ok(Object.isFrozen(kept));
+      return true;
+    });
   });
 
   it('another connection’s commit, and ours, void the kept record for every request that arrives after it', async () => {
@@ -87,19 +96,12 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
     const arrived = performance.now();
     await store.credentialEpoch();
     assert.equal((await core.services.get(ctx(arrived), 'products', id)).record.name, 'Read through the services', 'a commit before arrival is seen');
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const start = await snapshot();
-      await store.credentialEpoch();
-      const read = await store.get('products', id);
-      const at = performance.now();
-      await store.credentialEpoch();
-      const loaded = await core.services.get(ctx(at), 'products', id);
-      const still = (await snapshot()) === start;
-      // The same frozen object: answered from memory, not read again.
-      if (loaded.record === read) return;
-      assert.equal(still, false, 'the snapshot held still, yet services.get read the record again');
-    }
-    t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
+    // The same frozen object: answered from memory, not read again.
+    await requireHitWhenQuiet(
+      t,
+      'the snapshot held still, yet services.get read the record again',
+      async (read, arrived) => (await core.services.get(ctx(arrived), 'products', id)).record === read,
+    );
   });
 
   it('readStamp given the request’s arrival answers with the read sent after it (no read of its own), else reads', async () => {
