@@ -178,7 +178,17 @@ export function sumSql(d: Dialect, resource: CompiledResource, where: Condition[
   return { text: `SELECT COALESCE(SUM(${factors.map((f) => column(resource, f)).join(' * ')}), 0) AS total FROM ${quote(resource.table)} WHERE ${w.text}`, params: w.params };
 }
 
-export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): { page: Sql; count: Sql } | undefined {
+/**
+ * A list's page statement and its count. `select`: the page's select list instead of every column (never with a
+ * search, whose rank the full list carries): SqliteOps.list reads a page's row versions alone first.
+ */
+export function listSql(
+  d: Dialect,
+  resource: CompiledResource,
+  q: ListQuery,
+  tableOf: (name: string) => string,
+  select = d.columns(resource),
+): { page: Sql; count: Sql } | undefined {
   let from: Sql = { text: quote(resource.table), params: [] };
   if (q.search !== undefined) {
     const searched = d.searchSource(resource, q.search);
@@ -201,10 +211,10 @@ export function listSql(d: Dialect, resource: CompiledResource, q: ListQuery, ta
   if (q.offset) {
     rest += ' OFFSET ?';
     params.push(q.offset);
-    if (q.offset >= DEFERRED_FROM_OFFSET && q.search === undefined && !q.skipLocked) return { page: deferred(d, resource, rest, order, params), count };
+    if (q.offset >= DEFERRED_FROM_OFFSET && q.search === undefined && !q.skipLocked) return { page: deferred(d, resource, rest, order, params, select), count };
   }
   if (q.skipLocked) rest += d.skipLocked;
-  return { page: { text: `SELECT ${q.search !== undefined ? '*' : d.columns(resource)}${rest}`, params }, count };
+  return { page: { text: `SELECT ${q.search !== undefined ? '*' : select}${rest}`, params }, count };
 }
 
 /**
@@ -223,8 +233,8 @@ export const DEFERRED_FROM_OFFSET = 1_000;
  * page's rows are read. One statement, one snapshot: the same rows in the same order (the order is total, ending
  * with id).
  */
-function deferred(d: Dialect, resource: CompiledResource, rest: string, order: string, params: unknown[]): Sql {
-  return { text: `SELECT ${d.columns(resource)} FROM ${quote(resource.table)} WHERE ${d.rowKey} IN (SELECT ${d.rowKey}${rest}) ORDER BY ${order}`, params };
+function deferred(d: Dialect, resource: CompiledResource, rest: string, order: string, params: unknown[], select: string): Sql {
+  return { text: `SELECT ${select} FROM ${quote(resource.table)} WHERE ${d.rowKey} IN (SELECT ${d.rowKey}${rest}) ORDER BY ${order}`, params };
 }
 
 /** The columns a group statement adds to each row: its place in its group (from 1) and the group's size. */

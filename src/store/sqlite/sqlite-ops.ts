@@ -64,6 +64,8 @@ export class Connection {
   private readonly cache = new StatementCache<Database.Statement>(STATEMENTS_MAX, retire);
   /** Apart from `cache`: raw mode is a setting of the statement object, which `stmt` callers expect off. */
   private readonly arrayCache = new StatementCache<ArrayStatement>(LIST_STATEMENTS_MAX, (a) => retire(a.stmt));
+  /** The same lists' statements selecting row versions alone (see SqliteOps.keptPage). */
+  private readonly versionCache = new StatementCache<Database.Statement>(LIST_STATEMENTS_MAX, retire);
   constructor(readonly db: Db) {}
   stmt(sql: string): Database.Statement {
     let s = this.cache.get(sql);
@@ -99,9 +101,19 @@ export class Connection {
     return a;
   }
 
-  /** Statements held in both caches: for tests. */
+  /** A list statement selecting row versions alone (VERSION_COLUMNS), read as arrays: SqliteOps.keptPage. */
+  versions(sql: string): Database.Statement {
+    let s = this.versionCache.get(sql);
+    if (!s) {
+      s = prepare(this.db, sql).raw(true);
+      this.versionCache.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Statements held in the three caches: for tests. */
   get cached(): number {
-    return this.cache.size + this.arrayCache.size;
+    return this.cache.size + this.arrayCache.size + this.versionCache.size;
   }
 }
 
@@ -113,12 +125,31 @@ function keptRow(resource: string, a: ArrayStatement, values: unknown[], kept: R
   return kept.set(resource, id, a.decode(values));
 }
 
+/** What a page's versions read selects: enough to tell a kept row is the row (keptRow's test), a third of a full row's columns. */
+const VERSION_COLUMNS = 'id, version, updated_at';
+/**
+ * After a page whose rows were not all kept, this many shared lists are read whole at once before the versions
+ * are tried first again: where pages mostly miss (a collection much larger than the kept rows), the versions read
+ * would be paid on top of every page.
+ */
+const VERSIONS_FIRST_BACKOFF = 16;
+
+/** How a store's shared lists were read, one for both of its connections (reads move between them, see SqliteStore.read). */
+export class SharedPages {
+  /** Shared lists left to read whole before the versions are tried first again (VERSIONS_FIRST_BACKOFF). */
+  wholeFirst = 0;
+  /** Shared lists answered from kept rows by their versions, and read whole: lets tests tell the two apart. */
+  kept = 0;
+  whole = 0;
+}
+
 /** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
 export class SqliteOps implements Tx {
   constructor(
     private readonly conn: Connection,
     private readonly model: () => CompiledModel,
     private readonly idempotency: IdempotencyDirectory,
+    private readonly shared = new SharedPages(),
   ) {}
 
   private resource(name: string): CompiledResource {
@@ -185,12 +216,44 @@ export class SqliteOps implements Tx {
     const sql = listSql(sqliteDialect, r, query, tableName);
     // A search with no searchable words matches nothing.
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
-    const { raw, a } = this.arraysOf(r, sql.page.text, sql.page.params);
-    const { decode, rank } = a;
-    const result: ListResult = { rows: kept === undefined || a.idAt < 0 ? raw.map(decode) : raw.map((values) => keptRow(r.name, a, values, kept)) };
-    if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
+    let result: ListResult | undefined;
+    const shared = this.shared;
+    if (kept !== undefined && query.search === undefined) {
+      if (shared.wholeFirst > 0) shared.wholeFirst--;
+      else {
+        const rows = this.keptPage(r, query, kept);
+        if (rows !== undefined) result = { rows };
+        else shared.wholeFirst = VERSIONS_FIRST_BACKOFF;
+      }
+    }
+    if (kept !== undefined) shared[result === undefined ? 'whole' : 'kept']++;
+    if (result === undefined) {
+      const { raw, a } = this.arraysOf(r, sql.page.text, sql.page.params);
+      const { decode, rank } = a;
+      result = { rows: kept === undefined || a.idAt < 0 ? raw.map(decode) : raw.map((values) => keptRow(r.name, a, values, kept)) };
+      if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
+    }
     if (query.withTotal) result.total = (this.conn.stmt(sql.count.text).get(...sql.count.params) as { n: number }).n;
     return result;
+  }
+
+  /**
+   * The page's rows when every one of them is kept: the same statement selecting each row's id, version and update
+   * time alone, each matched to the row `kept` holds (keptRow's test). Otherwise undefined, and the caller reads
+   * the page whole. A page of kept rows then costs SQLite a third of the columns and no decoding (measured on the
+   * benchmark's products, 20 rows: about half the statement's time). Both reads run in the caller's synchronous turn.
+   */
+  private keptPage(r: CompiledResource, query: ListQuery, kept: RecordCache): StoredRecord[] | undefined {
+    const sql = listSql(sqliteDialect, r, query, tableName, VERSION_COLUMNS)!;
+    const versions = this.conn.versions(sql.page.text).all(...sql.page.params) as unknown[][];
+    const rows = new Array<StoredRecord>(versions.length);
+    for (let i = 0; i < versions.length; i++) {
+      const [id, version, updatedAt] = versions[i] as [string, number, string];
+      const known = kept.get(r.name, id);
+      if (known === undefined || known.version !== version || known.updated_at !== updatedAt) return undefined;
+      rows[i] = known;
+    }
+    return rows;
   }
 
   async listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

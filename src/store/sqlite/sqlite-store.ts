@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { Mutex } from '../mutex.js';
 import { openDatabase } from './native-handles.js';
-import { Connection, SqliteOps } from './sqlite-ops.js';
+import { Connection, SharedPages, SqliteOps } from './sqlite-ops.js';
 import {
   type Condition,
   type EventFilter,
@@ -72,6 +72,8 @@ export class SqliteStore implements Store {
   private readonly records = new RecordCache();
   /** Rows of shared lists (SqliteOps.list's `kept`), under the same stamp as `records`. */
   private readonly listRows = new RecordCache();
+  /** How shared lists were read, by either connection (SqliteOps.list). */
+  private readonly pageReads = new SharedPages();
   /** The change stamp `listRows` last saw, and since when (performance.now()): see LIST_ROWS_AFTER_MS. */
   private listRowsStamp = -1;
   private listRowsSince = 0;
@@ -114,14 +116,14 @@ export class SqliteStore implements Store {
       return this.model;
     };
     this.idempotency = new IdempotencyDirectory((sql) => this.writer.stmt(sql));
-    this.writeOps = new SqliteOps(this.writer, model, this.idempotency);
+    this.writeOps = new SqliteOps(this.writer, model, this.idempotency, this.pageReads);
     this.group = new GroupCommit(
       this.writer,
       this.idempotency,
       (body) => this.mutex.run(body),
       () => this.commits++,
     );
-    this.readOps = new SqliteOps(this.reader, model, this.idempotency);
+    this.readOps = new SqliteOps(this.reader, model, this.idempotency, this.pageReads);
   }
 
   /** The `synchronous` pragma in force on the write connection (2 FULL, 1 NORMAL), for diagnostics and tests. */
@@ -317,6 +319,11 @@ export class SqliteStore implements Store {
     if (now - this.listRowsSince < this.listRowsAfterMs) return undefined;
     this.listRows.validate(stamp);
     return this.listRows;
+  }
+
+  /** Shared lists answered from kept rows by their versions alone, and read whole (SqliteOps.list): for tests. */
+  get sharedPages(): { kept: number; whole: number } {
+    return { kept: this.pageReads.kept, whole: this.pageReads.whole };
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

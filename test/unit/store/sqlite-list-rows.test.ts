@@ -110,3 +110,138 @@ for (const listCache of [true, false]) {
     });
   });
 }
+
+/** Product i of a larger collection: three statuses, prices with ties, names out of id order. */
+const varied = (i: number): StoredRecord => ({
+  ...product(i),
+  name: `n${(i * 7919) % 1040}`,
+  price: { amount: 100 + ((i * 37) % 250), currency: 'EUR' },
+  status: ['active', 'draft', 'archived'][i % 3]!,
+});
+
+for (const listCache of [true, false]) {
+  describe(`SQLite pages of kept rows read by their versions alone (list cache ${listCache ? 'on' : 'off'})`, () => {
+    let dir: string;
+    let file: string;
+    let store: SqliteStore;
+    before(async () => {
+      dir = mkdtempSync(path.join(tmpdir(), 'canon-kept-pages-'));
+      file = path.join(dir, 'kept.db');
+      store = new SqliteStore({ path: file, listCache, listRowsAfterMs: 0 });
+      await store.migrate(model);
+      await store.transaction((tx) =>
+        tx.insertMany(
+          'products',
+          Array.from({ length: 1040 }, (_, i) => varied(i)),
+        ),
+      );
+    });
+    after(async () => {
+      await store?.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Every row read once by shared pages (kept), then distinct one-row pages until a page is answered by versions again. */
+    async function keepEverything(): Promise<void> {
+      for (let offset = 0; offset < 1040; offset += 100) await store.list('products', { ...page(offset), limit: 100, shared: true });
+      for (let i = 0; i < 40; i++) {
+        const before = store.sharedPages.kept;
+        await store.list('products', { ...page(i), limit: 1, shared: true });
+        if (store.sharedPages.kept > before) return;
+      }
+      assert.fail('no shared page was answered by versions after every row was kept');
+    }
+
+    const byPrice = [
+      { path: 'price.amount', desc: true },
+      { path: 'id', desc: true },
+    ];
+    const active = [
+      { path: 'status', op: 'eq', value: 'active' },
+      { path: 'price.amount', op: 'gte', value: 200 },
+    ] as ListQuery['where'];
+    const shapes: Array<[string, ListQuery]> = [
+      ['the first page', page(0, { limit: 20 })],
+      ['an offset page with its total', page(517, { limit: 20, withTotal: true })],
+      ['a deep offset page (deferred join)', page(1003, { limit: 20, withTotal: true })],
+      ['the last, short page', page(1030, { limit: 20 })],
+      ['a filtered page by price, descending', { where: active, orderBy: byPrice, limit: 20, offset: 40, withTotal: true }],
+      ['a page after a position (keyset)', { where: active, orderBy: byPrice, limit: 20, after: [300, uuid(500)] }],
+      [
+        'a page by name',
+        {
+          where: [],
+          orderBy: [
+            { path: 'name', desc: false },
+            { path: 'id', desc: false },
+          ],
+          limit: 20,
+          offset: 333,
+        },
+      ],
+      ['an empty page', page(2000, { limit: 20 })],
+    ];
+
+    it('give the rows a plain read gives, in its order, as the frozen records kept', async () => {
+      await keepEverything();
+      for (const [name, query] of shapes) {
+        const plain = await store.list('products', query);
+        const before = store.sharedPages;
+        const shared = await store.list('products', { ...query, shared: true });
+        assert.deepEqual(store.sharedPages, { kept: before.kept + 1, whole: before.whole }, `${name}: answered by versions`);
+        assert.deepEqual(
+          shared.rows.map((r) => r.id),
+          plain.rows.map((r) => r.id),
+          `${name}: the same rows in the same order`,
+        );
+        assert.deepEqual(shared.rows, plain.rows, `${name}: the same records`);
+        assert.equal(shared.total, plain.total, `${name}: the same total`);
+        assert.ok(
+          shared.rows.every((r) => Object.isFrozen(r)),
+          `${name}: kept records`,
+        );
+      }
+    });
+
+    it('a row changed since it was kept makes the page read whole, and the pages after it for a while', async () => {
+      await keepEverything();
+      const row = (await store.list('products', page(3, { limit: 1 }))).rows[0]!;
+      await store.transaction((tx) => tx.update('products', { ...row, version: row.version + 1, name: 'changed' }));
+      const before = store.sharedPages;
+      const read = await store.list('products', { ...page(3, { limit: 20 }), shared: true });
+      assert.equal(read.rows[0]!.name, 'changed');
+      assert.deepEqual(store.sharedPages, { kept: before.kept, whole: before.whole + 1 }, 'the commit emptied the kept rows: read whole');
+      // Backing off: the next shared lists are read whole, whatever is kept, then versions are tried again.
+      for (let i = 0; i < 16; i++) await store.list('products', { ...page(3, { limit: 20 }), offset: 4 + i, shared: true });
+      assert.deepEqual(store.sharedPages, { kept: before.kept, whole: before.whole + 17 }, 'sixteen pages after a miss are read whole');
+      const again = await store.list('products', { ...page(4, { limit: 20 }), shared: true });
+      assert.deepEqual(store.sharedPages, { kept: before.kept + 1, whole: before.whole + 17 }, 'then a page of kept rows by versions');
+      assert.equal(
+        again.rows.find((r) => r.id === row.id),
+        undefined,
+      );
+      assert.equal((await store.list('products', { ...page(3, { limit: 1 }), shared: true })).rows[0]!.name, 'changed');
+    });
+
+    it('a row another connection changed within the turn (the stamp not yet read again) is told by its version', async () => {
+      await keepEverything();
+      await new Promise((resolve) => setImmediate(resolve));
+      const before = store.sharedPages;
+      // All in one synchronous turn: SqliteStore.changeStamp reads PRAGMA data_version once per turn, so only the
+      // version in the row tells the second page that the kept record is no longer the row.
+      const first = store.list('products', { ...page(10, { limit: 5 }), shared: true });
+      const raw = openDatabase(file);
+      try {
+        prepare(raw, 'UPDATE products SET name = ?, version = version + 1 WHERE id = ?').run('changed within the turn', uuid(12));
+      } finally {
+        raw.close();
+      }
+      const second = store.list('products', { ...page(11, { limit: 5 }), shared: true });
+      const [a, b] = await Promise.all([first, second]);
+      assert.notEqual(a.rows[2]!.name, 'changed within the turn', 'read before the change');
+      assert.equal(b.rows[1]!.id, uuid(12));
+      assert.equal(b.rows[1]!.name, 'changed within the turn');
+      assert.deepEqual(store.sharedPages, { kept: before.kept + 1, whole: before.whole + 1 });
+    });
+  });
+}
