@@ -146,6 +146,19 @@ export function parseListParams(r: CompiledResource, query: QueryInput, secret: 
   return { where, orderBy, ...(search !== undefined ? { search } : {}), ...(fields ? { fields } : {}), page, shape: shape ?? '' };
 }
 
+/**
+ * The plan of the same query with `cursor` added, from `plan`, the query parsed without it (a cursor-style plan): what
+ * parseListParams gives for the whole query, a cursor's refusal included (it is the only detail then, as `plan`
+ * had none). A walk's every page has a new cursor, so its URL is new each time; its filters, sort and fields are not.
+ */
+export function withCursor(plan: ListPlan, cursor: string, secret: string): ListPlan {
+  if (plan.page.style !== 'cursor') throw new Error('withCursor takes a cursor-style plan');
+  const details: ErrorDetail[] = [];
+  const after = decodePosition(details, 'cursor', 'cursor', cursor, plan.shape, plan.orderBy.length, secret);
+  if (details.length) throw new AppError('INVALID_QUERY', 'The query parameters are invalid.', { details });
+  return Object.freeze({ ...plan, page: Object.freeze({ style: 'cursor' as const, limit: plan.page.limit, after: Object.freeze(after!) as unknown[] }) });
+}
+
 function shapeOf(scope: string, where: Condition[], orderBy: SortKey[], search: string | undefined): string {
   const text = JSON.stringify([scope, where.map((c) => JSON.stringify([c.path, c.op, c.value])).sort(), orderBy.map((k) => [k.path, k.desc]), search ?? null]);
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);

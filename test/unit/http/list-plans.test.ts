@@ -5,6 +5,7 @@ import { commerce } from '../../../examples/commerce/index.js';
 import { AppError } from '../../../src/errors/app-error.js';
 import { planFor } from '../../../src/http/routes/list-plans.js';
 import { compileModel } from '../../../src/model/compile.js';
+import { encodeNext, parseListParams, type ListPlan } from '../../../src/query/list-params.js';
 
 const model = compileModel(commerce);
 const products = model.resources.get('products')!;
@@ -36,4 +37,64 @@ it('refuses a bad query every time, in the names the client sent, and keeps noth
       (err: unknown) => err instanceof AppError && err.code === 'INVALID_QUERY' && err.details?.[0]?.field === 'price_cents[gte]',
     );
   }
+});
+
+/** A query string and its parsed form (as Fastify's parser gives it: a repeated name is an array). */
+function parsed(raw: string): { raw: string; query: Record<string, string | string[]> } {
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of new URLSearchParams(raw.slice(1))) {
+    const had = query[k];
+    query[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+  }
+  return { raw, query };
+}
+
+/** What planFor answers (a plan or a refusal), for comparison with parseListParams on the whole query. */
+function outcome(fn: () => ListPlan): unknown {
+  try {
+    return { plan: JSON.parse(JSON.stringify(fn())) as unknown };
+  } catch (err) {
+    assert.ok(err instanceof AppError, String(err));
+    return { refused: err.code, message: err.message, details: err.details };
+  }
+}
+
+it('a cursor page plans as the whole query parses, its cursor checked against the plan of the rest (every walk page a new URL)', () => {
+  const first = planFor(v2, products, 'v2/products', '?status=active&sort=-price.amount&limit=5', { status: 'active', sort: '-price.amount', limit: '5' }, SECRET);
+  const cursor = encodeNext(first, { price: { amount: 700 }, id: '01900000-0000-7000-8000-000000000007' }, undefined, SECRET);
+  const foreign = encodeNext(planFor(v2, products, 'v2/products', '?status=draft', { status: 'draft' }, SECRET), { id: '01900000-0000-7000-8000-000000000007' }, undefined, SECRET);
+  const cases = [
+    `?status=active&sort=-price.amount&limit=5&cursor=${cursor}`,
+    `?cursor=${cursor}&status=active&sort=-price.amount&limit=5`,
+    `?status=active&cursor=${cursor}&sort=-price.amount&limit=5`,
+    `?status=active&sort=-price.amount&limit=5&cursor=${cursor}x`,
+    `?status=active&sort=-price.amount&limit=5&cursor=`,
+    `?status=active&sort=-price.amount&limit=5&cursor=${foreign}`,
+    `?status=active&sort=price.amount&limit=5&cursor=${cursor}`,
+    `?status=bogus&sort=-price.amount&limit=5&cursor=${cursor}x`,
+    `?status=active&sort=-price.amount&limit=500&cursor=${cursor}`,
+    `?status=active&sort=-price.amount&offset=5&cursor=${cursor}`,
+    `?status=active&sort=-price.amount&cursor=${cursor}&cursor=${cursor}`,
+    `?status=active&sort=-price.amount&fields=id,name&cursor=${cursor}`,
+    `?status=active&sort=-price.amount&fields=nope&cursor=${cursor}`,
+  ];
+  for (const raw of cases) {
+    const q = parsed(raw);
+    // Twice: the second time the plan of the rest is the one kept.
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(
+        outcome(() => planFor(v2, products, 'v2/products', q.raw, q.query, SECRET)),
+        outcome(() => parseListParams(products, q.query, SECRET, 'v2/products')),
+        raw,
+      );
+    }
+  }
+  const plan = planFor(v2, products, 'v2/products', cases[0]!, parsed(cases[0]!).query, SECRET);
+  assert.deepEqual(plan.page, { style: 'cursor', limit: 5, after: [700, '01900000-0000-7000-8000-000000000007'] });
+  assert.ok(Object.isFrozen(plan) && Object.isFrozen(plan.page) && Object.isFrozen(plan.where));
+  // Bound to its collection: the same cursor under another scope is refused.
+  assert.throws(
+    () => planFor(v2, products, 'v2/other', cases[0]!, parsed(cases[0]!).query, SECRET),
+    (err: unknown) => err instanceof AppError && err.code === 'INVALID_QUERY',
+  );
 });
