@@ -1,5 +1,4 @@
 // Renders a collection page (src/services/list-pages.ts) in its pagination style's envelope: data, pagination, links and the RFC 8288 Link header.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompiledResource } from '../../model/compile.js';
 import type { ApiVersion } from '../../model/versions.js';
 import type { QueryInput } from '../../query/list-params.js';
@@ -42,8 +41,30 @@ export interface ListBody {
 }
 
 /** A rendered page and the page's own part of the Link header (next, prev), when it has one. */
-interface Rendered extends ListBody {
-  link: string | undefined;
+export interface RenderedList extends ListBody {
+  readonly link: string | undefined;
+}
+
+/**
+ * A list request as plain inputs, so that the Fastify route and the lean list path (src/http/transport/fast-lists.ts)
+ * render through this one function and cannot drift apart.
+ */
+export interface ListRequest {
+  /** The URL the route matched: its query string keys the plan. */
+  url: string;
+  /** The URL as the client sent it (self, next and prev): under the query strategy its `version=` stays (src/http/versioning/version-selection.ts). */
+  originalUrl: string;
+  /** The query as the app's querystring parser gave it (src/http/transport/query-string.ts). */
+  query: QueryInput;
+  ctx: Ctx;
+  parent: ParentRef | undefined;
+  /** Whether the caller may create in this collection: the page then links to the create. */
+  canCreate: boolean;
+}
+
+/** A response's Link header with a page's own part added beside what is there (a deprecated version's rel="deprecation", RFC 8288 §3). */
+export function withPageLink(existing: unknown, link: string): string {
+  return existing ? `${String(existing)}, ${link}` : link;
 }
 
 /**
@@ -53,25 +74,17 @@ interface Rendered extends ListBody {
  * this caller may follow and the API version). Equal keys on one result mean equal bytes. At most a few per result:
  * callers with other links or URLs for the same rows make their own.
  */
-const renderings = new WeakMap<object, Map<string, Rendered>>();
+const renderings = new WeakMap<object, Map<string, RenderedList>>();
 const RENDERINGS_PER_RESULT = 8;
 
-export async function renderList(
-  deps: HttpDeps,
-  version: ApiVersion,
-  r: CompiledResource,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  ctx: Ctx,
-  parent: ParentRef | undefined,
-  canCreate: boolean,
-): Promise<ListBody> {
+/** The page `request` asks for, rendered: its text, validator and Link header part (which the caller adds beside its own, withPageLink). */
+export async function renderList(deps: HttpDeps, version: ApiVersion, r: CompiledResource, request: ListRequest): Promise<RenderedList> {
+  const { parent, canCreate } = request;
   // Cursors are bound to this collection: this version, this resource, under this parent (issue 13.6).
   const scope = `${version.name}/${parent ? `${parent.resource}/${parent.id}/` : ''}${r.name}`;
   const at = request.url.indexOf('?');
-  const plan = planFor(version, r, scope, at < 0 ? '' : request.url.slice(at), request.query as QueryInput, deps.secret);
-  const page = await deps.pages.page(ctx, r.name, plan, parent);
-  // As the client sent it: under the query strategy its `version=` stays in next and prev (src/http/versioning/version-selection.ts).
+  const plan = planFor(version, r, scope, at < 0 ? '' : request.url.slice(at), request.query, deps.secret);
+  const page = await deps.pages.page(request.ctx, r.name, plan, parent);
   const self = request.originalUrl;
   const etags: string[] = new Array<string>(page.rows.length);
   let validators = '';
@@ -90,16 +103,11 @@ export async function renderList(
       if (byKey.size < RENDERINGS_PER_RESULT) byKey.set(key, rendered);
     }
   }
-  if (rendered.link !== undefined) {
-    // A deprecated version's Link (rel="deprecation") is already there: pages add theirs beside it (RFC 8288 §3).
-    const existing = reply.getHeader('link');
-    reply.header('link', existing ? `${String(existing)}, ${rendered.link}` : rendered.link);
-  }
-  return { json: rendered.json, etag: rendered.etag };
+  return rendered;
 }
 
 /** The page's text, validator and Link header part; `etags` and `validators` as renderList computed them per row. */
-function renderPage(version: ApiVersion, r: CompiledResource, page: Page, self: string, canCreate: boolean, etags: readonly string[], validators: string): Rendered {
+function renderPage(version: ApiVersion, r: CompiledResource, page: Page, self: string, canCreate: boolean, etags: readonly string[], validators: string): RenderedList {
   const { plan } = page;
   const p = plan.page;
   const next = page.next ? withParams(self, paramsOf(page.next)) : undefined;

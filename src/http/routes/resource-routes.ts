@@ -16,7 +16,7 @@ import { authHook, csrfHook } from '../transport/auth-hooks.js';
 import { idempotent, send } from './idempotent.js';
 import { etagOf, lastModifiedOf, OBJECT_CACHE_CONTROL as PRIVATE, writePrecondition } from '../rendering/conditional.js';
 import { JSON_CONTENT_TYPE } from '../transport/negotiate.js';
-import { renderList } from '../rendering/list-response.js';
+import { renderList, withPageLink } from '../rendering/list-response.js';
 import { readObject } from '../rendering/object-body.js';
 import { actionPath, objectPath, represent } from '../rendering/render.js';
 import type { RouteSpec } from './operation-routes.js';
@@ -241,9 +241,11 @@ function collectionHandlers(deps: HttpDeps, version: ApiVersion, r: CompiledReso
   const compression = Compression.of(deps.config);
   return {
     list: async (request: Req, reply: FastifyReply, parent?: ParentRef): Promise<unknown> => {
+      // src/http/transport/fast-lists.ts answers most top-level pages over a socket; both render with renderList and must agree.
       reply.header('cache-control', PRIVATE);
       const canCreate = !none(grantFor(request.principal!, r.def.permissions.create));
-      const page = await renderList(deps, version, r, request, reply, ctxOf(request), parent, canCreate);
+      const page = await renderList(deps, version, r, { url: request.url, originalUrl: request.originalUrl, query: request.query, ctx: ctxOf(request), parent, canCreate });
+      if (page.link !== undefined) reply.header('link', withPageLink(reply.getHeader('link'), page.link));
       // A client polling a page it holds pays for no body when nothing in it changed (RFC 9110 §13.1.2).
       return sendRepresentation(request, reply, compression, { body: page.json, etag: page.etag, contentType: JSON_CONTENT_TYPE, memo: true });
     },

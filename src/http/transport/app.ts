@@ -34,6 +34,7 @@ import { resourceRoutes } from '../routes/resource-routes.js';
 import { registerOperations } from '../routes/operation-routes.js';
 import { requestIdFrom } from './request-id.js';
 import { FastReads } from './fast-reads.js';
+import { FastLists } from './fast-lists.js';
 import { FastGraphql, GRAPHQL_EXECUTE_PATH } from '../graphql/fast-graphql.js';
 import { metricsGuard, serviceHandlers } from '../routes/service-routes.js';
 import { EVENTS_PATH, eventHandlers, wantsEventStream, type EventVersion } from '../routes/event-routes.js';
@@ -50,6 +51,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** How many requests the lean GET path answered (src/http/transport/fast-reads.ts). */
     fastReads: { served: number; immediate: number; declined: Record<string, string> };
+    /** How many collection pages the lean list path answered, and the routes it declined (src/http/transport/fast-lists.ts). */
+    fastLists: { served: number; declined: Record<string, string> };
     /** How many OpenAPI documents the lean path answered (src/http/transport/fast-documents.ts). */
     fastDocuments: { served: number };
     fastGraphql: { served: number; declined: Record<string, string> };
@@ -113,6 +116,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const pinOf = async (req: IncomingMessage): Promise<string | undefined> =>
     (await deps.auth.authenticate({ headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) })).principal.apiVersion;
   const fast = new FastReads(deps, fixedHeaders);
+  const fastLists = new FastLists(deps, fixedHeaders);
   const documents = new DocumentCache(deps);
   const fastDocuments = new FastDocuments(deps, documents, fixedHeaders['strict-transport-security']);
   const fastGraphql = new FastGraphql(deps, fixedHeaders);
@@ -138,7 +142,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
         requireHostHeader: false,
       };
       const fastify = handler as (req: IncomingMessage, res: ServerResponse) => void;
-      const lean = fastDocuments.listener(fast.listener(fastGraphql.listener(fastify)), fastify);
+      const lean = fastDocuments.listener(fast.listener(fastLists.listener(fastGraphql.listener(fastify))), fastify);
       // The date strategy routes a request that names no version by its credential's pin, read before routing.
       const h = selector.strategy === 'date' ? pinningListener(selector, pinOf, lean) : lean;
       if (!config.tls) return guardFraming(createServer(options), h, fixedHeaders);
@@ -167,12 +171,14 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // From here on every lifecycle hook is seen: the lean read path serves a route only if it stands in for all of its hooks.
   const hooks = new HookRegistry(app);
   app.decorate('fastReads', fast.stats);
+  app.decorate('fastLists', fastLists.stats);
   app.decorate('fastDocuments', fastDocuments.stats);
   app.decorate('fastGraphql', fastGraphql.stats);
   app.decorate('graphqlAnswers', deps.graphql.answers?.stats ?? { hits: 0, kept: 0 });
   app.decorate('compression', Compression.of(config));
   app.addHook('preClose', async () => {
     fast.close();
+    fastLists.close();
     fastDocuments.close();
     fastGraphql.close();
   });
@@ -186,18 +192,25 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.decorate('servedRoutes', served);
   // The options of each object-read route as finally registered (after every onRoute hook), checked at ready.
   const reads = new Map<string, RouteOptions>();
+  // The same for the collection routes the lean list path serves.
+  const lists = new Map<string, RouteOptions>();
   let graphqlPost: RouteOptions | undefined;
   const readPaths = new Set(catalog.operations.filter((op) => op.kind === 'read').map((op) => op.path));
   app.addHook('onRoute', (route) => {
     const methods = [route.method].flat();
     for (const method of methods) served.push({ method, url: route.url });
     if (readPaths.has(route.url) && methods.includes('GET')) reads.set(route.url, route);
+    if (fastLists.serves(route.url) && methods.includes('GET')) lists.set(route.url, route);
     if (route.url === GRAPHQL_EXECUTE_PATH && methods.includes('POST')) graphqlPost = route;
   });
   app.addHook('onReady', async () => {
     for (const [template, route] of reads) {
       const refusal = hooks.refusal(route);
       if (refusal) fast.decline(template, refusal);
+    }
+    for (const [template, route] of lists) {
+      const refusal = hooks.refusal(route);
+      if (refusal) fastLists.decline(template, refusal);
     }
     const refusal = graphqlPost ? hooks.refusal(graphqlPost) : 'no POST /graphql route';
     if (refusal) fastGraphql.decline(refusal);
@@ -309,6 +322,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   // The lean path checks the same pressure itself (watchPressure).
   await hooks.acknowledge(() => registerOverload(app, config));
   fast.watchPressure(() => app.isUnderPressure());
+  fastLists.watchPressure(() => app.isUnderPressure());
   fastDocuments.watchPressure(() => app.isUnderPressure());
   fastGraphql.watchPressure(() => app.isUnderPressure());
   // Only under the media-type strategy, where the lean read path stands aside (src/http/transport/fast-reads.ts).
@@ -334,9 +348,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     },
     resourceRoutes(deps),
     (op, spec) => {
-      // An object read's own hook is the authentication the lean path performs itself.
+      // An object read's own hook is the authentication the lean path performs itself; so is a top-level list's for the lean list path.
       // So are GraphQL's own (authentication, CSRF, which a request without cookies never needs) for the lean GraphQL path.
-      if (op.kind === 'read' || op.id === 'graphql.execute') hooks.acknowledgeRoute(spec);
+      if (op.kind === 'read' || (op.kind === 'list' && fastLists.serves(op.path)) || op.id === 'graphql.execute') hooks.acknowledgeRoute(spec);
     },
   );
   return app;

@@ -26,22 +26,39 @@ export function sendNotModified(reply: FastifyReply, compression: Compression): 
   return reply.code(304).send();
 }
 
+/** How a conditional GET answers: the coding its body would be sent in, that coding's ETag, and whether If-None-Match holds it. */
+export interface Representation {
+  coding: Coding;
+  etag: string;
+  notModified: boolean;
+}
+
 /**
- * A conditional GET of a body with a validator (a list page, a /docs file): the coding is chosen first, so that
- * If-None-Match is compared with the ETag of the representation that would be sent (RFC 9110 §13.1.2).
+ * The coding is chosen first, so that If-None-Match is compared with the ETag of the representation that would be
+ * sent (RFC 9110 §13.1.2). Plain inputs: sendRepresentation and the lean list path (fast-lists.ts) both decide here.
  */
+export function representationOf(
+  compression: Compression,
+  acceptEncoding: string | string[] | undefined,
+  ifNoneMatch: string | string[] | undefined,
+  r: { body: string | Buffer; etag: string; contentType: string },
+): Representation {
+  const coding = compression.compressible(r.contentType) ? compression.codingFor(acceptEncoding, r.body) : 'identity';
+  const etag = codedEtag(r.etag, coding);
+  return { coding, etag, notModified: typeof ifNoneMatch === 'string' && ifNoneMatchHits(ifNoneMatch, etag) };
+}
+
+/** A conditional GET of a body with a validator (a list page, a /docs file), sent as representationOf decides. */
 export function sendRepresentation(
   request: FastifyRequest,
   reply: FastifyReply,
   compression: Compression,
   r: { body: string | Buffer; etag: string; contentType: string; memo: boolean },
 ): FastifyReply {
-  const coding = compression.compressible(r.contentType) ? compression.codingFor(request.headers['accept-encoding'], r.body) : 'identity';
-  const etag = codedEtag(r.etag, coding);
-  reply.header('etag', etag);
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (typeof ifNoneMatch === 'string' && ifNoneMatchHits(ifNoneMatch, etag)) return sendNotModified(reply, compression);
-  return sendCoded(reply, compression, coding, r.body, r.contentType, r.memo);
+  const representation = representationOf(compression, request.headers['accept-encoding'], request.headers['if-none-match'], r);
+  reply.header('etag', representation.etag);
+  if (representation.notModified) return sendNotModified(reply, compression);
+  return sendCoded(reply, compression, representation.coding, r.body, r.contentType, r.memo);
 }
 
 /**

@@ -10,7 +10,8 @@ import type { Principal } from '../../model/principal.js';
 import type { HttpDeps } from '../deps.js';
 import { verifiedCertificateSha256 } from './auth-hooks.js';
 import { OBJECT_CACHE_CONTROL } from '../rendering/conditional.js';
-import { acceptsJson, JSON_CONTENT_TYPE } from './negotiate.js';
+import { JSON_CONTENT_TYPE } from './negotiate.js';
+import { leanGetUrl, pastEnforcedSunset } from './lean-request.js';
 import { readObject, readObjectNow, type ObjectRead, type ObjectRequest } from '../rendering/object-body.js';
 import { writeLeanError } from './lean-error.js';
 import { requestIdFrom } from './request-id.js';
@@ -114,20 +115,15 @@ export class FastReads {
   }
 
   private match(req: IncomingMessage): Read | undefined {
-    const url = req.url;
-    if (req.method !== 'GET' || !this.open || url === undefined || this.deps.config.accessLog) return undefined;
-    const h = req.headers;
-    // Cookies may carry a session (renewal, CSRF bookkeeping): Fastify's hooks handle those.
-    if (h.cookie !== undefined || url.length > this.deps.config.maxUrlLength) return undefined;
-    if (h.accept !== undefined && !acceptsJson(h.accept)) return undefined;
+    const url = this.open ? leanGetUrl(this.deps, req) : undefined;
+    if (url === undefined) return undefined;
     const slash = url.lastIndexOf('/');
     const id = url.slice(slash + 1);
     // The id must be a bare UUID: anything else (a query, an encoded character, a trailing slash) goes to the router.
     if (!UUID.test(id)) return undefined;
     const target = this.targets.get(url.slice(0, slash + 1));
     if (target === undefined || this.underPressure()) return undefined;
-    // A version past its enforced sunset is refused by Fastify's onRequest (410), with every other refusal.
-    if (target.deprecated && this.deps.config.versionSunset === 'enforce' && this.deps.now() >= target.deprecated.sunsetAt) return undefined;
+    if (pastEnforcedSunset(this.deps, target.deprecated)) return undefined;
     return { target, id: id.toLowerCase() };
   }
 

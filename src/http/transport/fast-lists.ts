@@ -1,0 +1,208 @@
+// A lean path for top-level collection pages, GET /<version>/<resource>?<query>: the Fastify list route's status, headers and bytes, minus the framework's per-request cost.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { CompiledResource } from '../../model/compile.js';
+import type { ApiVersion } from '../../model/versions.js';
+import { versionOf } from '../../model/compile.js';
+import { rateLimited, setRateHeaders, type Verdict } from '../../limits/rate-limiter.js';
+import type { Credentials } from '../../auth/authenticator.js';
+import type { Principal } from '../../model/principal.js';
+import { grantFor, none } from '../../services/permissions.js';
+import { errorInVersion } from '../../query/versioned-query.js';
+import type { HttpDeps } from '../deps.js';
+import { verifiedCertificateSha256 } from './auth-hooks.js';
+import { OBJECT_CACHE_CONTROL } from '../rendering/conditional.js';
+import { JSON_CONTENT_TYPE } from './negotiate.js';
+import { renderList, withPageLink, type RenderedList } from '../rendering/list-response.js';
+import { toAppError } from '../rendering/error-body.js';
+import { varyWithAcceptEncoding, Compression } from '../rendering/compression.js';
+import { representationOf } from './compress-hook.js';
+import { MALFORMED, parseQuery, type ParsedQuery } from './query-string.js';
+import { leanGetUrl, pastEnforcedSunset } from './lean-request.js';
+import { writeLeanError } from './lean-error.js';
+import { requestIdFrom } from './request-id.js';
+import { deprecatedOf, type Deprecated } from '../versioning/version-headers.js';
+import { countVersion } from '../versioning/version-usage.js';
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface Target {
+  version: ApiVersion;
+  resource: CompiledResource;
+  /** Deprecation, Sunset and Link when the version is deprecated, and its sunset (src/http/versioning/version-headers.ts). */
+  deprecated: Deprecated | undefined;
+}
+
+/** A request this path takes: the collection it names, its URL and its query as Fastify's parser gives it. */
+interface ListCall {
+  target: Target;
+  url: string;
+  query: ParsedQuery;
+}
+
+/**
+ * Serves `GET /<version>/<resource>?<query>` (a top-level collection, path versioning) itself and hands every other
+ * request, and every one it cannot answer exactly as the Fastify list route would, to `next`. As FastReads
+ * (fast-reads.ts), it never half-handles one: nothing with side effects happens before authentication succeeds, so a
+ * request it gives up on runs in Fastify from the start. Why it exists: measured in bench/uncached.mjs, Fastify's
+ * request and reply objects, hook chain and onSend hooks were a seventh of an uncached page's CPU (its profile split).
+ */
+export class FastLists {
+  /** Requests answered here (not by Fastify), and the routes it declined to take and why: lets tests prove which path answered. */
+  readonly stats: { served: number; declined: Record<string, string> } = { served: 0, declined: {} };
+  private readonly targets = new Map<string, Target>();
+  private open = true;
+  private underPressure: () => boolean = () => false;
+  /** Strict-Transport-Security, when every response carries it (src/http/transport/security-headers.ts). */
+  private readonly hsts: string | undefined;
+  /** The coding of each response, as the Fastify route chooses it (src/http/rendering/compression.ts). */
+  private readonly compression: Compression;
+
+  /** `fixed`: the headers every response carries (src/http/transport/security-headers.ts). */
+  constructor(
+    private readonly deps: HttpDeps,
+    fixed: Record<string, string>,
+  ) {
+    this.hsts = fixed['strict-transport-security'];
+    this.compression = Compression.of(deps.config);
+    // Under the other strategies requests name their version outside the path, which Fastify's rewrite reads;
+    // a nested collection's parent is checked by its own handler, which this path does not stand in for.
+    if (deps.config.versioning !== 'path') this.stats.declined['*'] = `CANON_VERSIONING=${deps.config.versioning}`;
+    for (const op of deps.catalog.operations) {
+      if (op.kind !== 'list' || op.parent || op.path.includes(':') || deps.config.versioning !== 'path') continue;
+      const version = versionOf(deps.model, op.version!)!;
+      this.targets.set(op.path, { version, resource: deps.model.resources.get(op.resource!)!, deprecated: deprecatedOf(version, deps.config.publicUrl) });
+    }
+  }
+
+  /** Whether `template` is a collection this path serves: its Fastify route's hooks are then checked at ready. */
+  serves(template: string): boolean {
+    return this.targets.has(template);
+  }
+
+  /** Stops serving `template` (`/v2/products`): a hook runs on its Fastify route that this path does not stand in for (hook-registry.ts). */
+  decline(template: string, reason: string): void {
+    if (this.targets.delete(template)) this.stats.declined[template] = reason;
+  }
+
+  /** The overload check (DESIGN §11), known once the overload plugin is registered. */
+  watchPressure(underPressure: () => boolean): void {
+    this.underPressure = underPressure;
+  }
+
+  /** From shutdown on, Fastify answers everything (it refuses new requests while closing). */
+  close(): void {
+    this.open = false;
+  }
+
+  /** The server's request listener: this path when it applies, else `next`. */
+  listener(next: Listener): Listener {
+    return (req, res) => {
+      const call = this.match(req);
+      if (call === undefined) {
+        next(req, res);
+        return;
+      }
+      // Before authentication, as the Fastify route's hook takes it: a read sent after it may vouch for kept data (Ctx.since).
+      const arrived = performance.now();
+      const credentials: Credentials = { headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) };
+      const known = this.deps.auth.authenticatedNow(credentials);
+      if (known !== undefined) this.respond(call, known.principal, req, res, arrived);
+      else void this.authenticateThenRespond(call, credentials, req, res, next, arrived);
+    };
+  }
+
+  private match(req: IncomingMessage): ListCall | undefined {
+    const url = this.open ? leanGetUrl(this.deps, req) : undefined;
+    if (url === undefined) return undefined;
+    // Fastify's router splits at the first `?` (or `#`); a path with `#`, `%`, a trailing slash or other case is no key
+    // here and goes to the router, which decides what it means.
+    const at = url.indexOf('?');
+    const target = this.targets.get(at < 0 ? url : url.slice(0, at));
+    if (target === undefined || this.underPressure() || pastEnforcedSunset(this.deps, target.deprecated)) return undefined;
+    // The parser Fastify is configured with (app.ts), on the text its router hands it; a parameter that is not
+    // well-formed text is refused by Fastify's onRequest before authentication, so it is Fastify's to answer.
+    const query = parseQuery(at < 0 ? '' : url.slice(at + 1));
+    if (query[MALFORMED] !== undefined) return undefined;
+    return { target, url, query };
+  }
+
+  /** Authentication that has to wait (a key not yet cached, a bearer token). */
+  private async authenticateThenRespond(call: ListCall, credentials: Credentials, req: IncomingMessage, res: ServerResponse, next: Listener, arrived: number): Promise<void> {
+    let principal: Principal;
+    try {
+      principal = (await this.deps.auth.authenticate(credentials)).principal;
+    } catch {
+      // Nothing has happened yet: Fastify authenticates again, counts the failure against the IP and answers.
+      next(req, res);
+      return;
+    }
+    this.respond(call, principal, req, res, arrived);
+  }
+
+  /** Counts, limits, renders and sends, in the order the Fastify route's hook and handler do (auth-hooks.ts authHook). */
+  private respond({ target, url, query }: ListCall, principal: Principal, req: IncomingMessage, res: ServerResponse, arrived: number): void {
+    const { deps } = this;
+    const requestId = requestIdFrom(req);
+    // A literal rather than a spread of the fixed headers: a spread object gets a slow shape (fast-reads.ts).
+    const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
+    if (this.hsts !== undefined) headers['strict-transport-security'] = this.hsts;
+    if (target.deprecated) Object.assign(headers, target.deprecated.headers);
+    const fail = (err: unknown): void => this.fail(target, res, headers, requestId, err, req);
+    const withinLimits = (verdict: Verdict | undefined): void => {
+      if (verdict !== undefined) {
+        setRateHeaders(headers, verdict.shown);
+        if (verdict.refused) throw rateLimited(verdict);
+      }
+      const canCreate = !none(grantFor(principal, target.resource.def.permissions.create));
+      const ctx = { principal, format: 'json' as const, since: arrived };
+      renderList(deps, target.version, target.resource, { url, originalUrl: url, query, ctx, parent: undefined, canCreate })
+        .then((page) => this.send(res, headers, page, req))
+        .catch(fail);
+    };
+    try {
+      // The route's hook counts the version once authenticated, before the rate limit is applied.
+      countVersion(deps, target.version, principal);
+      const verdict = deps.limiter.limits.enabled ? deps.limiter.forPrincipal(principal) : undefined;
+      if (verdict instanceof Promise) verdict.then(withinLimits).catch(fail);
+      else withinLimits(verdict);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  /** As the route's handler sends it through sendRepresentation (compress-hook.ts): validators first, then the coding. */
+  private send(res: ServerResponse, headers: Record<string, string>, page: RenderedList, req: IncomingMessage): void {
+    const { compression } = this;
+    const chosen = representationOf(compression, req.headers['accept-encoding'], req.headers['if-none-match'], {
+      body: page.json,
+      etag: page.etag,
+      contentType: JSON_CONTENT_TYPE,
+    });
+    headers['cache-control'] = OBJECT_CACHE_CONTROL;
+    if (page.link !== undefined) headers.link = withPageLink(headers.link, page.link);
+    headers.etag = chosen.etag;
+    if (compression.enabled) headers.vary = varyWithAcceptEncoding(headers.vary);
+    if (chosen.notModified) {
+      res.writeHead(304, headers);
+      res.end();
+    } else {
+      const body = chosen.coding === 'identity' ? page.json : compression.encode(page.json, chosen.coding, true);
+      headers['content-type'] = JSON_CONTENT_TYPE;
+      if (chosen.coding !== 'identity') headers['content-encoding'] = chosen.coding;
+      headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+      res.writeHead(200, headers);
+      res.end(body);
+    }
+    this.stats.served++;
+  }
+
+  /** The error body exactly as the Fastify error handler sends it, an older version's field names restored (DESIGN §5). */
+  private fail(target: Target, res: ServerResponse, headers: Record<string, string>, requestId: string, err: unknown, req: IncomingMessage): void {
+    let shown = err;
+    if (target.version.newer) {
+      const { error, internal } = toAppError(err);
+      if (!internal) shown = errorInVersion(error, target.version, target.resource.name);
+    }
+    if (writeLeanError(this.deps, req, res, headers, requestId, shown)) this.stats.served++;
+  }
+}
