@@ -161,8 +161,6 @@ export class FastReads {
         setRateHeaders(headers, verdict.shown);
         if (verdict.refused) throw rateLimited(verdict);
       }
-      // Counted as the Fastify route counts it: authenticated and within its limits.
-      countVersion(deps, target.version, principal);
       const q: ObjectRequest = {
         version: target.version,
         resource: target.resource,
@@ -182,6 +180,9 @@ export class FastReads {
       send(now);
     };
     try {
+      // As the route's hook counts it (auth-hooks.ts authHook): once authenticated, before the rate limit, so a
+      // refused read counts for its version too.
+      countVersion(deps, target.version, principal);
       const verdict = deps.limiter.limits.enabled ? deps.limiter.forPrincipal(principal) : undefined;
       if (verdict instanceof Promise) verdict.then(withinLimits).catch(fail);
       else withinLimits(verdict);

@@ -208,7 +208,8 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
         loginPerIp: { limit: 1000, periodSeconds: 60 },
         ipv6Prefix: 64,
       };
-      server = await startServer(mode, { rateLimits: limits });
+      // The operator's metrics listener needs no credential: reading the counts spends nothing of the key's limit.
+      server = await startServer(mode, { rateLimits: limits, metricsListen: { host: '127.0.0.1', port: 0 } });
     });
     after(async () => {
       await server.close();
@@ -231,6 +232,23 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
       assert.equal(refused.headers['cache-control'], 'no-store');
       const retry = Number(refused.headers['retry-after']);
       assert.ok(retry >= 1 && retry <= 30, `Retry-After ${retry}`);
+    });
+
+    it('counts the version of a refused read in /metrics, as the Fastify route does', async () => {
+      const metric = async (): Promise<number> => {
+        const text = await (await fetch(`${server.runtime.metricsUrl!}/metrics`)).text();
+        const line = text.split('\n').find((l) => l.startsWith('canon_api_requests_total{version="v2"}'));
+        return line === undefined ? 0 : Number(line.split(' ').pop());
+      };
+      const p = (await viaFastify(server, '/v2/products?limit=1', { 'x-api-key': ADMIN_KEY })).body as { data?: Array<{ id: string }> };
+      const id = p.data?.[0]?.id ?? '01900000-0000-7000-8000-000000000001';
+      const before = await metric();
+      const served = server.app.fastReads.served;
+      assert.equal((await viaSocket(server, `/v2/products/${id}`, { 'x-api-key': ADMIN_KEY })).status, 429);
+      assert.equal(server.app.fastReads.served, served + 1, 'the lean path answered');
+      assert.equal(await metric(), before + 1);
+      assert.equal((await viaFastify(server, `/v2/products/${id}`, { 'x-api-key': ADMIN_KEY })).status, 429);
+      assert.equal(await metric(), before + 2, 'the Fastify route counts it alike');
     });
   });
 }
