@@ -22,6 +22,7 @@ import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { Statements } from './statements.js';
 import { ListCache } from '../list-cache.js';
 import { RecordCache } from '../record-cache.js';
+import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { numbered } from './dialect.js';
 import { EpochReader } from './epoch-reader.js';
 import { PgOps } from './pg-ops.js';
@@ -62,6 +63,8 @@ export interface PgOptions {
   preparedStatements?: boolean;
   /** Keep small pages and offset counts until the next commit (default true; src/store/list-cache.ts). */
   listCache?: boolean;
+  /** How long the snapshot must have held before shared lists keep their rows (default LIST_ROWS_AFTER_MS; tests set 0). */
+  listRowsAfterMs?: number;
 }
 
 export class PgStore implements Store {
@@ -77,10 +80,13 @@ export class PgStore implements Store {
   private readonly pages: ListCache | undefined;
   /** Records read by id, kept under the snapshot of the epoch read before them (see get, cachedRecord). */
   private readonly records = new RecordCache();
+  /** The rows shared lists read (see listRowsAt). */
+  private readonly listRows: KeptListRows;
 
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
     this.pages = options.listCache === false ? undefined : new ListCache();
+    this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS);
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
     const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
     this.pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
@@ -234,7 +240,18 @@ export class PgStore implements Store {
     if (!query.shared || pages === undefined || !pages.keeps(query)) return this.reads.list(resource, query);
     // The read authentication waited for, when it was sent after the request arrived, is as good as a new one.
     const known = query.since === undefined ? undefined : this.epoch.readSince(query.since);
-    return pages.through(resource, query, known?.snapshot ?? (await this.epoch.snapshot()), (q) => this.reads.list(resource, q));
+    const stamp = known?.snapshot ?? (await this.epoch.snapshot());
+    return pages.through(resource, query, stamp, (q) => this.reads.list(resource, q, () => this.listRowsAt(stamp)));
+  }
+
+  /**
+   * The rows shared lists read, kept under `stamp` once it has held LIST_ROWS_AFTER_MS (src/store/kept-list-rows.ts),
+   * asked when a page's rows have arrived: only while `stamp` is still the last snapshot read, as `get` keeps a
+   * record. Rows read then show at least every commit `stamp` shows; a row changed by a commit after it differs in
+   * version, or (a change by hand keeping the version) was committed after a read sent once the request had arrived.
+   */
+  private listRowsAt(stamp: string): RecordCache | undefined {
+    return this.epoch.latest?.snapshot === stamp ? this.listRows.at(stamp) : undefined;
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

@@ -26,6 +26,7 @@ import { purgeEventsSql } from '../sql/events.js';
 import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
 import { RecordCache } from '../record-cache.js';
 import { ListCache } from '../list-cache.js';
+import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { GroupCommit } from './group-commit.js';
 
 /**
@@ -50,15 +51,6 @@ export interface SqliteOptions {
   listRowsAfterMs?: number;
 }
 
-/**
- * Shared lists keep their rows (SqliteOps.list `kept`) only once the change stamp has held this long. Every commit
- * empties them, and under a stream of commits keeping rows that are gone before anyone reads them again cost more
- * than all it saved: a mixed workload (issue 31.2: 20% writes, about 400 commits a second) went from 450 to 611 µs
- * of CPU per request with rows kept after every commit (docs/BENCHMARKS.md). Read-mostly traffic passes it within
- * 50 ms of its last commit.
- */
-export const LIST_ROWS_AFTER_MS = 50;
-
 export class SqliteStore implements Store {
   readonly capabilities = { fullTextSearch: true, announcesEvents: false };
   private readonly writer: Connection;
@@ -71,13 +63,9 @@ export class SqliteStore implements Store {
   private readonly idempotency: IdempotencyDirectory;
   private readonly records = new RecordCache();
   /** Rows of shared lists (SqliteOps.list's `kept`), under the same stamp as `records`. */
-  private readonly listRows = new RecordCache();
+  private readonly listRows: KeptListRows;
   /** How shared lists were read, by either connection (SqliteOps.list). */
   private readonly pageReads = new SharedPages();
-  /** The change stamp `listRows` last saw, and since when (performance.now()): see LIST_ROWS_AFTER_MS. */
-  private listRowsStamp = -1;
-  private listRowsSince = 0;
-  private readonly listRowsAfterMs: number;
   /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read. */
   private readonly pages: ListCache | undefined;
   private readonly group: GroupCommit;
@@ -92,7 +80,7 @@ export class SqliteStore implements Store {
   constructor(options: SqliteOptions) {
     this.memory = options.path === ':memory:';
     this.pages = options.listCache === false ? undefined : new ListCache();
-    this.listRowsAfterMs = options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS;
+    this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS);
     if (!this.memory) createOwnerOnly(options.path);
     const db = openDatabase(options.path);
     // WAL lets the read connection see committed data while a write transaction is open. In WAL mode
@@ -310,15 +298,7 @@ export class SqliteStore implements Store {
    * Apart from the record cache, so that pages nobody reads by id do not push out the records reads by id keep.
    */
   private listRowsNow(): RecordCache | undefined {
-    const stamp = this.changeStamp();
-    const now = performance.now();
-    if (stamp !== this.listRowsStamp) {
-      this.listRowsStamp = stamp;
-      this.listRowsSince = now;
-    }
-    if (now - this.listRowsSince < this.listRowsAfterMs) return undefined;
-    this.listRows.validate(stamp);
-    return this.listRows;
+    return this.listRows.at(this.changeStamp());
   }
 
   /** Shared lists answered from kept rows by their versions alone, and read whole (SqliteOps.list): for tests. */

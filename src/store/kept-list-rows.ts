@@ -1,0 +1,40 @@
+// The rows shared lists read, kept under one change stamp once it has held a while: later pages reuse those records (and the item texts rendered from them).
+import { RecordCache } from './record-cache.js';
+
+/**
+ * Shared lists keep their rows only once the change stamp has held this long. Every commit empties them, and under a
+ * stream of commits keeping rows that are gone before anyone reads them again cost more than all it saved: on SQLite
+ * a mixed workload (issue 31.2: 20% writes, about 400 commits a second) went from 450 to 611 µs of CPU per request
+ * with rows kept after every commit (docs/BENCHMARKS.md). Read-mostly traffic passes it within 50 ms of its last commit.
+ */
+export const LIST_ROWS_AFTER_MS = 50;
+
+/**
+ * Both stores keep a shared list's rows apart from the records read by id (so that pages nobody reads by id do not
+ * push those out), under the stamp the record cache uses: SQLite's change stamp, PostgreSQL's snapshot. Only once
+ * the stamp has held `afterMs` (LIST_ROWS_AFTER_MS).
+ */
+export class KeptListRows {
+  private readonly rows: RecordCache;
+  private stamp: number | string | undefined;
+  /** When `stamp` was first seen (performance.now()). */
+  private since = 0;
+
+  constructor(
+    private readonly afterMs: number,
+    maxRows = 10_000,
+  ) {
+    this.rows = new RecordCache(maxRows);
+  }
+
+  /** The rows kept under `stamp`, the current one, once it has held `afterMs`; undefined before. */
+  at(stamp: number | string, now = performance.now()): RecordCache | undefined {
+    if (stamp !== this.stamp) {
+      this.stamp = stamp;
+      this.since = now;
+    }
+    if (now - this.since < this.afterMs) return undefined;
+    this.rows.validate(stamp);
+    return this.rows;
+  }
+}
