@@ -1,40 +1,28 @@
 // A lean path for top-level collection pages, GET /<version>/<resource>?<query>: the Fastify list route's status, headers and bytes, minus the framework's per-request cost.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { CompiledResource } from '../../model/compile.js';
-import type { ApiVersion } from '../../model/versions.js';
 import { versionOf } from '../../model/compile.js';
 import { rateLimited, setRateHeaders, type Verdict } from '../../limits/rate-limiter.js';
-import type { Credentials } from '../../auth/authenticator.js';
 import type { Principal } from '../../model/principal.js';
 import { grantFor, none } from '../../services/permissions.js';
 import { errorInVersion } from '../../query/versioned-query.js';
 import type { HttpDeps } from '../deps.js';
-import { verifiedCertificateSha256 } from './auth-hooks.js';
 import { OBJECT_CACHE_CONTROL } from '../rendering/conditional.js';
 import { JSON_CONTENT_TYPE } from './negotiate.js';
 import { renderList, withPageLink, type RenderedList } from '../rendering/list-response.js';
 import { toAppError } from '../rendering/error-body.js';
-import { varyWithAcceptEncoding, Compression } from '../rendering/compression.js';
+import { varyWithAcceptEncoding } from '../rendering/compression.js';
 import { representationOf } from './compress-hook.js';
 import { MALFORMED, parseQuery, type ParsedQuery } from './query-string.js';
 import { leanGetUrl, pastEnforcedSunset } from './lean-request.js';
+import { LeanPath, type LeanTarget } from './lean-path.js';
 import { writeLeanError } from './lean-error.js';
 import { requestIdFrom } from './request-id.js';
-import { deprecatedOf, type Deprecated } from '../versioning/version-headers.js';
+import { deprecatedOf } from '../versioning/version-headers.js';
 import { countVersion } from '../versioning/version-usage.js';
-
-type Listener = (req: IncomingMessage, res: ServerResponse) => void;
-
-interface Target {
-  version: ApiVersion;
-  resource: CompiledResource;
-  /** Deprecation, Sunset and Link when the version is deprecated, and its sunset (src/http/versioning/version-headers.ts). */
-  deprecated: Deprecated | undefined;
-}
 
 /** A request this path takes: the collection it names, its URL and its query as Fastify's parser gives it. */
 interface ListCall {
-  target: Target;
+  target: LeanTarget;
   url: string;
   query: ParsedQuery;
 }
@@ -46,24 +34,13 @@ interface ListCall {
  * request it gives up on runs in Fastify from the start. Why it exists: measured in bench/uncached.mjs, Fastify's
  * request and reply objects, hook chain and onSend hooks were a seventh of an uncached page's CPU (its profile split).
  */
-export class FastLists {
+export class FastLists extends LeanPath<ListCall> {
   /** Requests answered here (not by Fastify), and the routes it declined to take and why: lets tests prove which path answered. */
   readonly stats: { served: number; declined: Record<string, string> } = { served: 0, declined: {} };
-  private readonly targets = new Map<string, Target>();
-  private open = true;
-  private underPressure: () => boolean = () => false;
-  /** Strict-Transport-Security, when every response carries it (src/http/transport/security-headers.ts). */
-  private readonly hsts: string | undefined;
-  /** The coding of each response, as the Fastify route chooses it (src/http/rendering/compression.ts). */
-  private readonly compression: Compression;
 
   /** `fixed`: the headers every response carries (src/http/transport/security-headers.ts). */
-  constructor(
-    private readonly deps: HttpDeps,
-    fixed: Record<string, string>,
-  ) {
-    this.hsts = fixed['strict-transport-security'];
-    this.compression = Compression.of(deps.config);
+  constructor(deps: HttpDeps, fixed: Record<string, string>) {
+    super(deps, fixed);
     // Under the other strategies requests name their version outside the path, which Fastify's rewrite reads;
     // a nested collection's parent is checked by its own handler, which this path does not stand in for.
     if (deps.config.versioning !== 'path') this.stats.declined['*'] = `CANON_VERSIONING=${deps.config.versioning}`;
@@ -84,34 +61,7 @@ export class FastLists {
     if (this.targets.delete(template)) this.stats.declined[template] = reason;
   }
 
-  /** The overload check (DESIGN §11), known once the overload plugin is registered. */
-  watchPressure(underPressure: () => boolean): void {
-    this.underPressure = underPressure;
-  }
-
-  /** From shutdown on, Fastify answers everything (it refuses new requests while closing). */
-  close(): void {
-    this.open = false;
-  }
-
-  /** The server's request listener: this path when it applies, else `next`. */
-  listener(next: Listener): Listener {
-    return (req, res) => {
-      const call = this.match(req);
-      if (call === undefined) {
-        next(req, res);
-        return;
-      }
-      // Before authentication, as the Fastify route's hook takes it: a read sent after it may vouch for kept data (Ctx.since).
-      const arrived = performance.now();
-      const credentials: Credentials = { headers: req.headers, cookies: {}, certificateSha256: verifiedCertificateSha256(req.socket) };
-      const known = this.deps.auth.authenticatedNow(credentials);
-      if (known !== undefined) this.respond(call, known.principal, req, res, arrived);
-      else void this.authenticateThenRespond(call, credentials, req, res, next, arrived);
-    };
-  }
-
-  private match(req: IncomingMessage): ListCall | undefined {
+  protected match(req: IncomingMessage): ListCall | undefined {
     const url = this.open ? leanGetUrl(this.deps, req) : undefined;
     if (url === undefined) return undefined;
     // Fastify's router splits at the first `?` (or `#`); a path with `#`, `%`, a trailing slash or other case is no key
@@ -126,21 +76,8 @@ export class FastLists {
     return { target, url, query };
   }
 
-  /** Authentication that has to wait (a key not yet cached, a bearer token). */
-  private async authenticateThenRespond(call: ListCall, credentials: Credentials, req: IncomingMessage, res: ServerResponse, next: Listener, arrived: number): Promise<void> {
-    let principal: Principal;
-    try {
-      principal = (await this.deps.auth.authenticate(credentials)).principal;
-    } catch {
-      // Nothing has happened yet: Fastify authenticates again, counts the failure against the IP and answers.
-      next(req, res);
-      return;
-    }
-    this.respond(call, principal, req, res, arrived);
-  }
-
   /** Counts, limits, renders and sends, in the order the Fastify route's hook and handler do (auth-hooks.ts authHook). */
-  private respond({ target, url, query }: ListCall, principal: Principal, req: IncomingMessage, res: ServerResponse, arrived: number): void {
+  protected respond({ target, url, query }: ListCall, principal: Principal, _waited: boolean, req: IncomingMessage, res: ServerResponse, arrived: number): void {
     const { deps } = this;
     const requestId = requestIdFrom(req);
     // A literal rather than a spread of the fixed headers: a spread object gets a slow shape (fast-reads.ts).
@@ -197,7 +134,7 @@ export class FastLists {
   }
 
   /** The error body exactly as the Fastify error handler sends it, an older version's field names restored (DESIGN §5). */
-  private fail(target: Target, res: ServerResponse, headers: Record<string, string>, requestId: string, err: unknown, req: IncomingMessage): void {
+  private fail(target: LeanTarget, res: ServerResponse, headers: Record<string, string>, requestId: string, err: unknown, req: IncomingMessage): void {
     let shown = err;
     if (target.version.newer) {
       const { error, internal } = toAppError(err);
