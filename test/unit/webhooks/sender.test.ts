@@ -88,7 +88,9 @@ function runChild(job: SendJob, caFile: string): Promise<SendResult> {
 const now = (): number => Math.floor(Date.now() / 1000);
 const payload = (n: number): string => JSON.stringify({ id: `evt_${n}`, type: 'order.created', data: { object: { id: `ord_${n}`, total: 1250 } } });
 
-describe('WebhookSender', () => {
+// Three tests at once (`concurrency`): each has its own receiver and sender child, and most of a test's time is
+// the child's start (one by one, the file sat near the suite's end for half a minute, two cores mostly idle).
+describe('WebhookSender', { concurrency: 3 }, () => {
   let certs: CertDir;
   let rogueCerts: CertDir;
   let server: CertFiles;
@@ -340,7 +342,8 @@ describe('WebhookSender', () => {
     }
   });
 
-  describe('refusals and failures before TLS (in process)', () => {
+  // One after another (subtests inherit the parent's concurrency): they share one receiver's connection count.
+  describe('refusals and failures before TLS (in process)', { concurrency: 1 }, () => {
     let receiver: Receiver;
     before(async () => (receiver = await startReceiver(server, (_req, res) => res.writeHead(200).end())));
     after(() => receiver.close());
