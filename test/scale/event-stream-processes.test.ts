@@ -53,8 +53,7 @@ async function listAfter(base: string, afterId: string): Promise<Json[]> {
 }
 
 function streamSuite(label: string, skip: string | false, extraEnv: () => Record<string, string>): void {
-  // Its own tests one after another (subtests inherit the parent's concurrency): each counts every event on the log.
-  describe(`a stream on one process receives what another commits (${label})`, { skip, concurrency: 1 }, () => {
+  describe(`a stream on one process receives what another commits (${label})`, { skip }, () => {
     let db: TestDatabase;
     let a: CanonProcess;
     let b: CanonProcess;
@@ -131,10 +130,6 @@ function streamSuite(label: string, skip: string | false, extraEnv: () => Record
 }
 
 const prefix = runPrefix();
-// The two suites run at once (`concurrency`): each has its own database and processes (and Redis prefix), and
-// most of their time is waiting on processes starting and on events arriving.
-describe('a stream on one process receives what another commits', { concurrency: true }, () => {
-  streamSuite('with Redis', PG_SKIP || REDIS_SKIP, () => ({ REDIS_URL: REDIS_URL!, CANON_REDIS_PREFIX: prefix }));
-  // Without Redis and with the poll a minute apart, only PostgreSQL's NOTIFY (sent when the sequencer stamps) can wake B in time.
-  streamSuite('without Redis: PostgreSQL LISTEN/NOTIFY', PG_SKIP, () => ({ CANON_EVENT_POLL_MS: '60000' }));
-});
+streamSuite('with Redis', PG_SKIP || REDIS_SKIP, () => ({ REDIS_URL: REDIS_URL!, CANON_REDIS_PREFIX: prefix }));
+// Without Redis and with the poll a minute apart, only PostgreSQL's NOTIFY (sent when the sequencer stamps) can wake B in time.
+streamSuite('without Redis: PostgreSQL LISTEN/NOTIFY', PG_SKIP, () => ({ CANON_EVENT_POLL_MS: '60000' }));

@@ -163,10 +163,7 @@ async function survivesKill(t: TestContext, receiver: Receiver, scenario: Scenar
   assert.equal(disabled.status, 200);
 }
 
-// The three scenarios run at once (`concurrency`): each has its own database, processes and receiver path, and
-// most of each one's time is waiting (a 500-product write pass, refused attempts, a lease and retry delays), so
-// one after another the file spent most of its minute and a half idle.
-describe('webhook deliveries survive a SIGKILLed worker', { concurrency: true }, () => {
+describe('webhook deliveries survive a SIGKILLed worker', () => {
   let certs: CertDir;
   let ca: CertFiles;
   let receiver: Receiver;
@@ -205,7 +202,7 @@ describe('webhook deliveries survive a SIGKILLed worker', { concurrency: true },
   };
 
   for (const kind of STORES) {
-    it(`embedded worker (${kind}): canon serve killed with 500 deliveries pending, restarted, delivers all of them`, { timeout: 180_000 }, async (t) => {
+    it(`embedded worker (${kind}): canon serve killed with 500 deliveries pending, restarted, delivers all of them`, { timeout: 120_000 }, async (t) => {
       const env = envFor(await scratchFor(kind));
       let canon = await startCanon(env);
       cleanups.push(() => canon.stop());
@@ -219,7 +216,7 @@ describe('webhook deliveries survive a SIGKILLed worker', { concurrency: true },
     });
   }
 
-  it('separate worker (postgres): canon serve with CANON_WORKER=off, the `canon worker` killed and restarted', { timeout: 180_000, skip: WORKER_SKIP }, async (t) => {
+  it('separate worker (postgres): canon serve with CANON_WORKER=off, the `canon worker` killed and restarted', { timeout: 120_000, skip: WORKER_SKIP }, async (t) => {
     const env = envFor(await scratchFor('postgres'));
     const canon = await startCanon({ ...env, CANON_WORKER: 'off' });
     cleanups.push(() => canon.stop());

@@ -88,9 +88,7 @@ function runChild(job: SendJob, caFile: string): Promise<SendResult> {
 const now = (): number => Math.floor(Date.now() / 1000);
 const payload = (n: number): string => JSON.stringify({ id: `evt_${n}`, type: 'order.created', data: { object: { id: `ord_${n}`, total: 1250 } } });
 
-// Three tests at once (`concurrency`): each has its own receiver and sender child, and most of a test's time is
-// the child's start (one by one, the file sat near the suite's end for half a minute, two cores mostly idle).
-describe('WebhookSender', { concurrency: 3 }, () => {
+describe('WebhookSender', () => {
   let certs: CertDir;
   let rogueCerts: CertDir;
   let server: CertFiles;
@@ -342,8 +340,7 @@ describe('WebhookSender', { concurrency: 3 }, () => {
     }
   });
 
-  // One after another (subtests inherit the parent's concurrency): they share one receiver's connection count.
-  describe('refusals and failures before TLS (in process)', { concurrency: 1 }, () => {
+  describe('refusals and failures before TLS (in process)', () => {
     let receiver: Receiver;
     before(async () => (receiver = await startReceiver(server, (_req, res) => res.writeHead(200).end())));
     after(() => receiver.close());
