@@ -22,6 +22,20 @@ export const GENEROUS_LIMITS: RateLimits = {
   loginPerIp: { limit: 1_000_000, periodSeconds: 1 },
   ipv6Prefix: 64,
 };
+/** Only `limit` requests a minute per principal, every other limit far above what a suite sends: the 429 tests' limits. */
+export function principalLimits(limit: number): RateLimits {
+  const roomy = { limit: 1000, periodSeconds: 60 };
+  return {
+    ...GENEROUS_LIMITS,
+    perPrincipal: { limit, periodSeconds: 60 },
+    perIp: roomy,
+    global: { limit: 100_000, periodSeconds: 60 },
+    loginPerAccount: roomy,
+    loginPerDevice: roomy,
+    loginPerIp: roomy,
+  };
+}
+
 /**
  * Overload protection with the event-loop check off (0), for every test not about overload (issue 26.14). A
  * high threshold is not enough: @fastify/under-pressure reads a sample in which the loop never ticked (a stall

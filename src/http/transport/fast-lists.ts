@@ -1,7 +1,6 @@
 // A lean path for top-level collection pages, GET /<version>/<resource>?<query>: the Fastify list route's status, headers and bytes, minus the framework's per-request cost.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { versionOf } from '../../model/compile.js';
-import { rateLimited, setRateHeaders, type Verdict } from '../../limits/rate-limiter.js';
 import type { Principal } from '../../model/principal.js';
 import { grantFor, none } from '../../services/permissions.js';
 import { errorInVersion } from '../../query/versioned-query.js';
@@ -18,7 +17,6 @@ import { LeanPath, type LeanTarget } from './lean-path.js';
 import { writeLeanError } from './lean-error.js';
 import { requestIdFrom } from './request-id.js';
 import { deprecatedOf } from '../versioning/version-headers.js';
-import { countVersion } from '../versioning/version-usage.js';
 
 /** A request this path takes: the collection it names, its URL and its query as Fastify's parser gives it. */
 interface ListCall {
@@ -80,31 +78,21 @@ export class FastLists extends LeanPath<ListCall> {
   protected respond({ target, url, query }: ListCall, principal: Principal, _waited: boolean, req: IncomingMessage, res: ServerResponse, arrived: number): void {
     const { deps } = this;
     const requestId = requestIdFrom(req);
-    // A literal rather than a spread of the fixed headers: a spread object gets a slow shape (fast-reads.ts).
-    const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
-    if (this.hsts !== undefined) headers['strict-transport-security'] = this.hsts;
-    if (target.deprecated) Object.assign(headers, target.deprecated.headers);
+    const headers = this.headersFor(target, requestId);
     const fail = (err: unknown): void => this.fail(target, res, headers, requestId, err, req);
-    const withinLimits = (verdict: Verdict | undefined): void => {
-      if (verdict !== undefined) {
-        setRateHeaders(headers, verdict.shown);
-        if (verdict.refused) throw rateLimited(verdict);
-      }
-      const canCreate = !none(grantFor(principal, target.resource.def.permissions.create));
-      const ctx = { principal, format: 'json' as const, since: arrived };
-      renderList(deps, target.version, target.resource, { url, originalUrl: url, query, ctx, parent: undefined, canCreate })
-        .then((page) => this.send(res, headers, page, req))
-        .catch(fail);
-    };
-    try {
-      // The route's hook counts the version once authenticated, before the rate limit is applied.
-      countVersion(deps, target.version, principal);
-      const verdict = deps.limiter.limits.enabled ? deps.limiter.forPrincipal(principal) : undefined;
-      if (verdict instanceof Promise) verdict.then(withinLimits).catch(fail);
-      else withinLimits(verdict);
-    } catch (err) {
-      fail(err);
-    }
+    this.counted(
+      target,
+      principal,
+      headers,
+      () => {
+        const canCreate = !none(grantFor(principal, target.resource.def.permissions.create));
+        const ctx = { principal, format: 'json' as const, since: arrived };
+        renderList(deps, target.version, target.resource, { url, originalUrl: url, query, ctx, parent: undefined, canCreate })
+          .then((page) => this.send(res, headers, page, req))
+          .catch(fail);
+      },
+      fail,
+    );
   }
 
   /** As the route's handler sends it through sendRepresentation (compress-hook.ts): validators first, then the coding. */

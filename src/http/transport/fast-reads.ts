@@ -2,7 +2,6 @@
 import { UUID_PATTERN as UUID } from '../../lib/uuid.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { versionOf } from '../../model/compile.js';
-import { rateLimited, setRateHeaders, type Verdict } from '../../limits/rate-limiter.js';
 import type { Principal } from '../../model/principal.js';
 import type { HttpDeps } from '../deps.js';
 import { OBJECT_CACHE_CONTROL } from '../rendering/conditional.js';
@@ -13,7 +12,6 @@ import { readObject, readObjectNow, type ObjectRead, type ObjectRequest } from '
 import { writeLeanError } from './lean-error.js';
 import { requestIdFrom } from './request-id.js';
 import { deprecatedOf } from '../versioning/version-headers.js';
-import { countVersion } from '../versioning/version-usage.js';
 
 /** A request this path takes: what it names, and the object's id (lower case, as stored). */
 interface Read {
@@ -83,46 +81,31 @@ export class FastReads extends LeanPath<Read> {
   protected respond({ target, id }: Read, principal: Principal, waited: boolean, req: IncomingMessage, res: ServerResponse, arrived: number): void {
     const { deps } = this;
     const requestId = requestIdFrom(req);
-    // A literal, not a spread of the fixed headers: V8 gives a spread object a slow shape, and every
-    // header added after it (and the write) paid for that, a quarter of this path's cost (measured).
-    const headers: Record<string, string> = { 'x-content-type-options': 'nosniff', 'x-request-id': requestId };
-    if (this.hsts !== undefined) headers['strict-transport-security'] = this.hsts;
-    if (target.deprecated) Object.assign(headers, target.deprecated.headers);
+    const headers = this.headersFor(target, requestId);
     const fail = (err: unknown): void => this.fail(res, headers, requestId, err, req);
     const send = (body: ObjectRead): void => this.send(res, headers, body);
-    const withinLimits = (verdict: Verdict | undefined): void => {
-      if (verdict !== undefined) {
-        setRateHeaders(headers, verdict.shown);
-        if (verdict.refused) throw rateLimited(verdict);
-      }
-      const q: ObjectRequest = {
-        version: target.version,
-        resource: target.resource,
-        principal,
-        id,
-        ifNoneMatch: req.headers['if-none-match'],
-        ifModifiedSince: req.headers['if-modified-since'],
-        acceptEncoding: req.headers['accept-encoding'],
-        compression: this.compression,
-        since: arrived,
-      };
-      const now = readObjectNow(deps.services, q);
-      if (now === undefined) {
-        readObject(deps.services, q).then(send).catch(fail);
-        return;
-      }
-      send(now);
-    };
-    try {
-      // As the route's hook counts it (auth-hooks.ts authHook): once authenticated, before the rate limit, so a
-      // refused read counts for its version too.
-      countVersion(deps, target.version, principal);
-      const verdict = deps.limiter.limits.enabled ? deps.limiter.forPrincipal(principal) : undefined;
-      if (verdict instanceof Promise) verdict.then(withinLimits).catch(fail);
-      else withinLimits(verdict);
-    } catch (err) {
-      fail(err);
-    }
+    this.counted(
+      target,
+      principal,
+      headers,
+      () => {
+        const q: ObjectRequest = {
+          version: target.version,
+          resource: target.resource,
+          principal,
+          id,
+          ifNoneMatch: req.headers['if-none-match'],
+          ifModifiedSince: req.headers['if-modified-since'],
+          acceptEncoding: req.headers['accept-encoding'],
+          compression: this.compression,
+          since: arrived,
+        };
+        const now = readObjectNow(deps.services, q);
+        if (now === undefined) readObject(deps.services, q).then(send).catch(fail);
+        else send(now);
+      },
+      fail,
+    );
     if (!waited && res.writableEnded) this.stats.immediate++;
   }
 

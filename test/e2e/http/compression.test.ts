@@ -4,13 +4,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ADMIN_KEY, MODES, createProduct, startServer, type TestServer } from '../../support/harness.js';
+import { rawRequest, type RawAnswer } from '../../support/raw-http.js';
 
-interface Raw {
-  status: number;
-  headers: Record<string, string>;
-  /** The bytes as sent, not decoded. */
-  bytes: Buffer;
-}
+type Raw = RawAnswer;
 
 /** One request, its body as sent on the wire: inject's raw payload, or a socket read without any decoding. */
 async function raw(server: TestServer, method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Raw> {
@@ -23,21 +19,7 @@ async function raw(server: TestServer, method: string, path: string, headers: Re
     for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : String(v);
     return { status: res.statusCode, headers: flat, bytes: res.rawPayload };
   }
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${server.baseUrl}${path}`, { method, headers: all }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const flat: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
-        resolve({ status: res.statusCode!, headers: flat, bytes: Buffer.concat(chunks) });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.setTimeout(10_000, () => req.destroy(new Error(`${method} ${path}: no answer in 10 s`)));
-    req.end(payload);
-  });
+  return rawRequest(`${server.baseUrl}${path}`, method, all, payload);
 }
 
 function decoded(r: Raw): string {

@@ -1,32 +1,14 @@
 // The lean list path (src/http/transport/fast-lists.ts) against the Fastify list route: same status, headers and bytes, coded or not, and which path answered.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { ADMIN_KEY, MODES, createCustomer, createProduct, startServer, type TestServer } from '../../support/harness.js';
+import { ADMIN_KEY, MODES, createCustomer, createProduct, startServer, type TestServer, principalLimits } from '../../support/harness.js';
+import { rawRequest, type RawAnswer } from '../../support/raw-http.js';
 
-/** An answer as it came: every header (lower-case, one value each) and the body's bytes, undecoded. */
-interface Raw {
-  status: number;
-  headers: Record<string, string>;
-  bytes: Buffer;
-}
+type Raw = RawAnswer;
 
 /** Through the listening socket, where the lean path may answer; node:http sends exactly these headers and decodes nothing. */
 function viaSocket(server: TestServer, path: string, headers: Record<string, string>, method = 'GET'): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.baseUrl}${path}`, { method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const flat: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
-        resolve({ status: res.statusCode!, headers: flat, bytes: Buffer.concat(chunks) });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawRequest(`${server.baseUrl}${path}`, method, headers);
 }
 
 /** Always through Fastify: in-process inject never reaches the server's listener. */
@@ -256,17 +238,7 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
   describe(`lean list path under a rate limit (${mode})`, () => {
     let server: TestServer;
     before(async () => {
-      const limits = {
-        enabled: true,
-        algorithm: 'token-bucket' as const,
-        perPrincipal: { limit: 3, periodSeconds: 60 },
-        perIp: { limit: 1000, periodSeconds: 60 },
-        global: { limit: 100000, periodSeconds: 60 },
-        loginPerAccount: { limit: 1000, periodSeconds: 60 },
-        loginPerDevice: { limit: 1000, periodSeconds: 60 },
-        loginPerIp: { limit: 1000, periodSeconds: 60 },
-        ipv6Prefix: 64,
-      };
+      const limits = principalLimits(3);
       // The operator's metrics listener needs no credential: reading the counts spends nothing of the key's limit.
       server = await startServer(mode, { rateLimits: limits, metricsListen: { host: '127.0.0.1', port: 0 } });
     });

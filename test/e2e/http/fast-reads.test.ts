@@ -1,7 +1,7 @@
 // The lean GET path (src/http/transport/fast-reads.ts) against the Fastify route: same status, headers and body, and which path answered.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_KEY, MODES, createCustomer, createProduct, fromFetch, fromInject, startServer, type Response, type TestServer } from '../../support/harness.js';
+import { ADMIN_KEY, MODES, createCustomer, createProduct, fromFetch, fromInject, startServer, type Response, type TestServer, principalLimits } from '../../support/harness.js';
 import { stable } from '../../support/same-answer.js';
 
 /** Always through Fastify: in-process inject never reaches the server's listener. */
@@ -197,17 +197,7 @@ for (const mode of MODES.filter((m) => m.startsWith('listen'))) {
   describe(`lean GET path under a rate limit (${mode})`, () => {
     let server: TestServer;
     before(async () => {
-      const limits = {
-        enabled: true,
-        algorithm: 'token-bucket' as const,
-        perPrincipal: { limit: 2, periodSeconds: 60 },
-        perIp: { limit: 1000, periodSeconds: 60 },
-        global: { limit: 100000, periodSeconds: 60 },
-        loginPerAccount: { limit: 1000, periodSeconds: 60 },
-        loginPerDevice: { limit: 1000, periodSeconds: 60 },
-        loginPerIp: { limit: 1000, periodSeconds: 60 },
-        ipv6Prefix: 64,
-      };
+      const limits = principalLimits(2);
       // The operator's metrics listener needs no credential: reading the counts spends nothing of the key's limit.
       server = await startServer(mode, { rateLimits: limits, metricsListen: { host: '127.0.0.1', port: 0 } });
     });

@@ -7,22 +7,14 @@ import { compileModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { PgStore } from '../../../src/store/postgres/pg-store.js';
 import type { ListQuery, StoredRecord } from '../../../src/store/types.js';
+import { idPage, productRow, rowId } from '../../support/list-rows.js';
 import { createTestDatabase, PG_SKIP, type TestDatabase } from '../../support/pg.js';
 
 const model = compileModel(withPlatform(commerce));
-const uuid = (i: number): string => `01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
-const product = (i: number): StoredRecord => ({
-  id: uuid(i),
-  version: 1,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  name: `p${i}`,
-  description: null,
-  price: { amount: 100 + ((i * 37) % 50), currency: 'EUR' },
-  status: ['active', 'draft'][i % 2]!,
-  tags: ['t'],
-});
-const page = (offset: number, extra: Partial<ListQuery> = {}): ListQuery => ({ where: [], orderBy: [{ path: 'id', desc: false }], limit: 5, offset, ...extra });
+const uuid = rowId;
+/** Two statuses in turn, prices with ties. */
+const product = (i: number): StoredRecord => productRow(i, { price: { amount: 100 + ((i * 37) % 50), currency: 'EUR' }, status: ['active', 'draft'][i % 2]! });
+const page = idPage;
 
 for (const listCache of [true, false]) {
   describe(`PostgreSQL shared list rows (list cache ${listCache ? 'on' : 'off'})`, { skip: PG_SKIP }, () => {

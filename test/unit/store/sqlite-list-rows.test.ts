@@ -10,21 +10,12 @@ import { withPlatform } from '../../../src/runtime/compose.js';
 import { openDatabase, prepare } from '../../../src/store/sqlite/native-handles.js';
 import { SqliteStore } from '../../../src/store/sqlite/sqlite-store.js';
 import type { ListQuery, StoredRecord } from '../../../src/store/types.js';
+import { idPage, productRow, rowId } from '../../support/list-rows.js';
 
 const model = compileModel(withPlatform(commerce));
-const uuid = (i: number): string => `01900000-0000-7000-8000-${i.toString(16).padStart(12, '0')}`;
-const product = (i: number): StoredRecord => ({
-  id: uuid(i),
-  version: 1,
-  created_at: '2026-01-01T00:00:00.000Z',
-  updated_at: '2026-01-01T00:00:00.000Z',
-  name: `p${i}`,
-  description: null,
-  price: { amount: 100 + i, currency: 'EUR' },
-  status: 'active',
-  tags: ['t'],
-});
-const page = (offset: number, extra: Partial<ListQuery> = {}): ListQuery => ({ where: [], orderBy: [{ path: 'id', desc: false }], limit: 5, offset, ...extra });
+const uuid = rowId;
+const product = (i: number): StoredRecord => productRow(i);
+const page = idPage;
 
 for (const listCache of [true, false]) {
   describe(`SQLite shared list rows (list cache ${listCache ? 'on' : 'off'})`, () => {
