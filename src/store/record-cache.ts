@@ -24,6 +24,15 @@ export class RecordCache {
     return this.entries.get(`${resource}/${id}`);
   }
 
+  /**
+   * The record kept for `id` when it is the row read now: the same version and update time (every change Canon makes
+   * moves the version; one made by hand moves the stamp). The one test of the kept list rows on both stores.
+   */
+  same(resource: string, id: string, version: unknown, updatedAt: unknown): StoredRecord | undefined {
+    const known = this.entries.get(`${resource}/${id}`);
+    return known !== undefined && known.version === version && known.updated_at === updatedAt ? known : undefined;
+  }
+
   /** Stores and returns the record, frozen; when full, the oldest entry makes room. */
   set(resource: string, id: string, record: StoredRecord): StoredRecord {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);

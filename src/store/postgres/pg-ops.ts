@@ -51,9 +51,7 @@ function* rowChunks(r: CompiledResource, records: readonly StoredRecord[]): Gene
 /** A row as `kept` holds it when it is the same row (same id, version and update time under one snapshot), else decoded and kept. */
 function keptRow(r: CompiledResource, row: Row, kept: RecordCache): StoredRecord {
   const id = row.id as string;
-  const known = kept.get(r.name, id);
-  if (known !== undefined && known.version === Number(row.version) && known.updated_at === pgCodec.decode('timestamp', row.updated_at)) return known;
-  return kept.set(r.name, id, fromRow(r, row, pgCodec));
+  return kept.same(r.name, id, Number(row.version), pgCodec.decode('timestamp', row.updated_at)) ?? kept.set(r.name, id, fromRow(r, row, pgCodec));
 }
 
 export class PgOps implements Tx {
