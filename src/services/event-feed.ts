@@ -8,7 +8,7 @@ import type { EventFilter, Store, StoredEvent } from '../store/types.js';
 import { eventFilterFor, eventMatcher, seesNothing } from './event-visibility.js';
 
 /** What a feed reads of the store: the log and its head, nothing else. */
-export type EventLog = Pick<Store, 'findEvent' | 'listEvents' | 'lastEventSequence'>;
+export type EventLog = Pick<Store, 'findEvent' | 'listEvents' | 'lastEventSequence' | 'sequenceEvents'>;
 
 /** What a caller asks of the feed, parsed and checked by its transport (REST: src/http/routes/event-query.ts). */
 export interface FeedRequest {
@@ -91,6 +91,10 @@ export class EventFeed {
 
   /** One page of the list, from the oldest kept event by default; `has_more` is known by reading one event more than the page. */
   async page(principal: Principal, request: FeedRequest): Promise<FeedPage> {
+    // Read-your-writes (DESIGN §9): an event whose write was acknowledged before this request is on the page, and
+    // its id is a valid `after`. PostgreSQL numbers events after their commit, off the writer's request path, so
+    // the committed ones still unnumbered are numbered first (one round trip when there are none).
+    await this.log.sequenceEvents();
     const after = await this.startOf(principal, request, async () => 0, 'after');
     const rows = await this.log.listEvents(after, request.limit + 1, this.filterFor(principal, request));
     const hasMore = rows.length > request.limit;
@@ -106,6 +110,8 @@ export class EventFeed {
    * REST's `after` or `Last-Event-ID`), else at the head of the log, so only new events follow.
    */
   async startStream(principal: Principal, request: FeedRequest, field: string): Promise<FeedStart> {
+    // As for a page: an acknowledged write's event id is a valid place to resume after (the head numbers them itself).
+    if (request.afterId !== undefined) await this.log.sequenceEvents();
     const after = await this.startOf(principal, request, () => this.log.lastEventSequence(), field);
     return { after, filter: this.filterFor(principal, request), replay: (from, limit, filter) => this.log.listEvents(from, limit, filter) };
   }

@@ -67,13 +67,24 @@ describe('readDocsFiles', () => {
   });
 
   it('ETags are strong digests of the bytes; the fingerprint is the digest’s start', () => {
-    const d = dirs('tags');
+    const d = dirs('tags-one');
     write(d.built, 'built', 'one');
     const one = readDocsFiles(d).assets.get('redoc.standalone.js')!;
-    write(d.built, 'built', 'two');
-    const two = readDocsFiles(d).assets.get('redoc.standalone.js')!;
+    const d2 = dirs('tags-two');
+    write(d2.built, 'built', 'two');
+    const two = readDocsFiles(d2).assets.get('redoc.standalone.js')!;
     assert.match(one.etag, /^"[A-Za-z0-9_-]{43}"$/);
     assert.notEqual(one.etag, two.etag);
     assert.equal(one.fingerprint, one.etag.slice(1, 17));
+  });
+
+  it('reads each place once per process: another app built from the same files gets the same assets, the disk not read again', () => {
+    const d = dirs('once');
+    write(d.built, 'built', 'first');
+    const first = readDocsFiles(d);
+    write(d.built, 'built', 'second');
+    const again = readDocsFiles(d);
+    assert.equal(again, first);
+    assert.match(again.assets.get('redoc.standalone.js')!.body.toString('utf8'), /^\/\* first \*\//);
   });
 });

@@ -19,7 +19,7 @@ const feed = new EventFeed(unread, compileModel(withPlatform(commerce)), SECRET)
 
 /** A cursor of the feed at `sequence` for `types`, as a page hands it out. */
 async function cursorAt(sequence: number, types: string[] | undefined): Promise<string> {
-  const log = { findEvent: async () => null, lastEventSequence: async () => sequence, listEvents: async () => [] };
+  const log = { findEvent: async () => null, lastEventSequence: async () => sequence, listEvents: async () => [], sequenceEvents: async () => 0 };
   const page = await new EventFeed(log, compileModel(withPlatform(commerce)), SECRET).page(
     { kind: 'api_key', credentialId: 'k', userId: null, role: 'admin', scopes: [] },
     { afterSequence: sequence, limit: 1, types },
