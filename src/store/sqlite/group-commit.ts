@@ -1,5 +1,11 @@
 // Group commit for SQLite: transactions that queue while one runs share the next BEGIN … COMMIT, each in a savepoint of its own, so one fsync makes a whole group durable.
+import { StoreBusy } from '../types.js';
 import type { Connection } from './sqlite-ops.js';
+
+/** Another process (sharing the file) holding the write lock longer than this fails a write with StoreBusy: 503, Retry-After. */
+export const BUSY_TIMEOUT_MS = 5_000;
+/** The longest pause between two tries for the write lock. */
+const MAX_BUSY_WAIT_MS = 50;
 
 /** What must follow the transaction's fate beside SQLite: the idempotency directory's pending rows. */
 export interface GroupHooks {
@@ -13,6 +19,8 @@ export interface GroupHooks {
 
 interface Member {
   fn: () => Promise<unknown>;
+  /** When it was queued (performance.now()): the busy timeout counts from there, however long earlier groups took. */
+  arrived: number;
   resolve(value: unknown): void;
   reject(err: unknown): void;
 }
@@ -47,6 +55,11 @@ export class GroupCommit {
      * commits stay valid.
      */
     private readonly committed: () => void,
+    /**
+     * How long a group waits for another process's write lock (a file shared by processes) before its members are
+     * refused with StoreBusy; null when no other connection can hold it (`:memory:`): a plain BEGIN IMMEDIATE.
+     */
+    private readonly busyTimeoutMs: number | null = BUSY_TIMEOUT_MS,
     private readonly maxMembers = 64,
   ) {}
 
@@ -58,7 +71,7 @@ export class GroupCommit {
    */
   run<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ fn, arrived: performance.now(), resolve: resolve as (value: unknown) => void, reject });
       if (!this.draining && !this.scheduled) {
         this.scheduled = true;
         setImmediate(() => {
@@ -94,7 +107,8 @@ export class GroupCommit {
     // compared after the COMMIT. A member undone by its savepoint still counts, which only empties caches needlessly.
     const changesBefore = this.changes();
     try {
-      conn.stmt('BEGIN IMMEDIATE').run();
+      // The queue is in arrival order: the first member has waited longest.
+      await this.begin(group[0]!.arrived);
     } catch (err) {
       for (const m of group) m.reject(err);
       return;
@@ -137,6 +151,36 @@ export class GroupCommit {
     for (const d of done) d.member.resolve(d.value);
   }
 
+  /**
+   * BEGIN IMMEDIATE, waiting for another process's write lock without blocking the event loop. SQLite's own busy
+   * handler sleeps inside the call, and better-sqlite3 calls synchronously: with the file locked elsewhere, every
+   * request of this process (reads, health checks, timeouts) stalled for as long as the timeout. The handler is
+   * off for this statement alone (other statements of the connection, the start's migration among them, keep it)
+   * and the wait is timers, doubling to MAX_BUSY_WAIT_MS. Past the timeout the write did not happen and may be
+   * tried again, as a PostgreSQL transaction that kept losing: StoreBusy, 503 with Retry-After, not a 500.
+   */
+  private async begin(since: number): Promise<void> {
+    const { conn, busyTimeoutMs } = this;
+    if (busyTimeoutMs === null) {
+      conn.stmt('BEGIN IMMEDIATE').run();
+      return;
+    }
+    const deadline = since + busyTimeoutMs;
+    for (let attempt = 1, wait = 1; ; attempt++, wait = Math.min(wait * 2, MAX_BUSY_WAIT_MS)) {
+      conn.stmt('PRAGMA busy_timeout = 0').get();
+      try {
+        conn.stmt('BEGIN IMMEDIATE').run();
+        return;
+      } catch (err) {
+        if (!busy(err)) throw err;
+        if (performance.now() >= deadline) throw new StoreBusy(attempt, err);
+      } finally {
+        conn.stmt(`PRAGMA busy_timeout = ${busyTimeoutMs}`).get();
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.max(1, Math.min(wait, deadline - performance.now()))));
+    }
+  }
+
   private changes(): number {
     return Number(this.conn.stmt('SELECT total_changes()').pluck().get());
   }
@@ -147,4 +191,10 @@ export class GroupCommit {
     this.hooks.rollback();
     for (const m of members) m.reject(err);
   }
+}
+
+/** SQLITE_BUSY and its extended codes (https://sqlite.org/rescode.html#busy), as better-sqlite3 names them. */
+function busy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

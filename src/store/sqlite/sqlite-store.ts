@@ -27,7 +27,7 @@ import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes,
 import { RecordCache } from '../record-cache.js';
 import { ListCache } from '../list-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
-import { GroupCommit } from './group-commit.js';
+import { BUSY_TIMEOUT_MS, GroupCommit } from './group-commit.js';
 
 /**
  * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
@@ -49,7 +49,11 @@ export interface SqliteOptions {
   listCache?: boolean;
   /** How long the change stamp must have held before shared lists keep their rows (default LIST_ROWS_AFTER_MS; tests set 0). */
   listRowsAfterMs?: number;
+  /** How long a connection waits for another process's lock before SQLITE_BUSY (default BUSY_TIMEOUT_MS; tests set less). */
+  busyTimeoutMs?: number;
 }
+
+export { BUSY_TIMEOUT_MS };
 
 export class SqliteStore implements Store {
   readonly capabilities = { fullTextSearch: true, announcesEvents: false };
@@ -88,7 +92,9 @@ export class SqliteStore implements Store {
     // NORMAL survives a process crash only, losing the last commits to an OS crash (https://sqlite.org/wal.html).
     // exec, not db.pragma(): pragma() prepares a statement and drops it (see native-handles.ts).
     // The busy timeout first: switching a new file to WAL waits for another process opening it at the same moment.
-    db.exec('PRAGMA busy_timeout = 5000');
+    const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS));
+    const busyTimeout = `PRAGMA busy_timeout = ${busyTimeoutMs}`;
+    db.exec(busyTimeout);
     db.exec('PRAGMA journal_mode = WAL');
     db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
     this.writer = new Connection(db);
@@ -96,7 +102,7 @@ export class SqliteStore implements Store {
       this.reader = this.writer;
     } else {
       const rdb = openDatabase(options.path, { readonly: true });
-      rdb.exec('PRAGMA busy_timeout = 5000');
+      rdb.exec(busyTimeout);
       this.reader = new Connection(rdb);
     }
     const model = (): CompiledModel => {
@@ -110,6 +116,7 @@ export class SqliteStore implements Store {
       this.idempotency,
       (body) => this.mutex.run(body),
       () => this.commits++,
+      this.memory ? null : busyTimeoutMs,
     );
     this.readOps = new SqliteOps(this.reader, model, this.idempotency, this.pageReads);
   }

@@ -9,6 +9,7 @@ import { openDatabase, prepare } from '../../../src/store/sqlite/native-handles.
 import { GroupCommit, type GroupHooks } from '../../../src/store/sqlite/group-commit.js';
 import { Connection } from '../../../src/store/sqlite/sqlite-ops.js';
 import { Mutex } from '../../../src/store/mutex.js';
+import { StoreBusy } from '../../../src/store/types.js';
 
 /** Hooks that record what the group told them, with a pending list like the idempotency directory's. */
 class RecordingHooks implements GroupHooks {
@@ -47,7 +48,7 @@ describe('SQLite group commit', () => {
   });
 
   let n = 0;
-  function setUp(): { db: Database.Database; other: Database.Database; group: GroupCommit; hooks: RecordingHooks; commits: () => number } {
+  function setUp(busyTimeoutMs?: number): { db: Database.Database; other: Database.Database; group: GroupCommit; hooks: RecordingHooks; commits: () => number } {
     file = path.join(dir, `g${n++}.db`);
     const db = openDatabase(file);
     db.exec('PRAGMA journal_mode = WAL');
@@ -61,6 +62,7 @@ describe('SQLite group commit', () => {
       hooks,
       (body) => mutex.run(body),
       () => commits++,
+      busyTimeoutMs,
     );
     return { db, other, group, hooks, commits: () => commits };
   }
@@ -206,18 +208,37 @@ describe('SQLite group commit', () => {
     other.close();
   });
 
-  it('a BEGIN that fails (the database is locked by another writer) refuses the whole group, and the next group runs', async () => {
-    const { db, group } = setUp();
+  it('another process holding the write lock past the busy timeout: the group is refused with StoreBusy, the event loop free all along; the next group runs', async () => {
+    const { db, group } = setUp(300);
     const writer = openDatabase(file);
-    writer.exec('PRAGMA busy_timeout = 0');
-    db.exec('PRAGMA busy_timeout = 0');
     writer.exec('BEGIN IMMEDIATE');
-    await assert.rejects(
-      group.run(async () => 1),
-      /locked|busy/i,
-    );
-    writer.exec('COMMIT');
+    // SQLite's own busy handler sleeps inside the call: ticks would stop for the whole wait.
+    let ticks = 0;
+    const ticking = setInterval(() => ticks++, 10);
+    try {
+      await assert.rejects(
+        group.run(async () => 1),
+        (err: unknown) => err instanceof StoreBusy && (err.cause as { code?: string }).code === 'SQLITE_BUSY',
+      );
+    } finally {
+      clearInterval(ticking);
+      writer.exec('COMMIT');
+    }
+    assert.ok(ticks >= 5, `timers ran while the group waited (${ticks} ticks of 10 ms in 300 ms)`);
     assert.equal(await group.run(async () => 2), 2);
+    assert.equal(Number(prepare(db, 'PRAGMA busy_timeout').pluck().get()), 300, 'the busy handler is back for the connection’s other statements');
+    writer.close();
+    db.close();
+  });
+
+  it('a lock let go while the group waits: the group goes through', async () => {
+    const { db, group } = setUp(5_000);
+    const writer = openDatabase(file);
+    writer.exec('BEGIN IMMEDIATE');
+    setTimeout(() => writer.exec('COMMIT'), 100);
+    const started = performance.now();
+    assert.equal(await group.run(async () => 3), 3);
+    assert.ok(performance.now() - started >= 90, 'it waited for the lock');
     writer.close();
     db.close();
   });
