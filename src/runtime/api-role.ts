@@ -25,6 +25,7 @@ import { ensureAdminKey } from './admin-key.js';
 import type { Core } from './core.js';
 import { existingValue, keepBeside } from './data-dir.js';
 import { seedIfEmpty } from './seed.js';
+import { whileBusy } from './while-busy.js';
 import { EventFeed } from '../services/event-feed.js';
 import { EventHub } from '../events/hub.js';
 import { StreamGuard } from '../events/stream-guard.js';
@@ -53,15 +54,18 @@ export interface ApiRole {
 export async function startApi(core: Core, options: ApiOptions = {}): Promise<ApiRole> {
   const { config, model, store, services, clock, passwords, secret, shared, log } = core;
   let generatedAdminKey: string | undefined;
-  if (config.adminApiKey) {
-    await ensureAdminKey(services, model, config.adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString());
+  const adminApiKey = config.adminApiKey;
+  if (adminApiKey) {
+    await whileBusy(() => ensureAdminKey(services, model, adminApiKey, 'admin (CANON_ADMIN_API_KEY)', clock().toISOString()));
   } else if (!config.production) {
     // In the store's meta table, like the generated secret (core.ts): processes starting at once on one database
     // agree on one key, and a restart prints the same one. A key an earlier build kept beside the SQLite file wins;
     // the file is kept for `cat data/.dev-admin-key` (docs/guide.md).
-    generatedAdminKey = await store.metaValue('development_admin_key', existingValue(core.file, '.dev-admin-key') ?? generateApiKey());
-    keepBeside(core.file, '.dev-admin-key', generatedAdminKey);
-    await ensureAdminKey(services, model, generatedAdminKey, 'admin (development)', clock().toISOString());
+    const candidate = existingValue(core.file, '.dev-admin-key') ?? generateApiKey();
+    const key = await whileBusy(() => store.metaValue('development_admin_key', candidate));
+    generatedAdminKey = key;
+    keepBeside(core.file, '.dev-admin-key', key);
+    await whileBusy(() => ensureAdminKey(services, model, key, 'admin (development)', clock().toISOString()));
   }
   const seeded = config.seed ? await seedIfEmpty(core.appDef, store, services) : false;
 

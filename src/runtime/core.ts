@@ -13,6 +13,7 @@ import { createLogger, type Logger } from './logger.js';
 import { keepTickObjectShape } from './tick-shape.js';
 import { openShared, type Shared } from './open-shared.js';
 import { openStore } from './open-store.js';
+import { whileBusy } from './while-busy.js';
 
 import { EventSignal } from './event-signal.js';
 import { webhookEndpointOptions } from '../webhooks/endpoint-options.js';
@@ -80,7 +81,8 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
     pgPreparedStatements: config.pgPreparedStatements,
     listCache: config.listCache,
   });
-  await store.migrate(model);
+  // Processes starting at once on one SQLite file take turns for its write lock (src/runtime/while-busy.ts).
+  await whileBusy(() => store.migrate(model));
   storeRef.value = store;
   const shared = await openShared(config.redisUrl, config.redisPrefix);
   const clock = options.clock ?? (() => new Date());
@@ -96,7 +98,7 @@ export async function openCore(config: Config, options: CoreOptions = {}): Promi
   // Without CANON_SECRET (development only), the generated secret lives in the database, so every process and
   // every restart agree: cursors, idempotency fingerprints, sealed signing keys and device cookies survive
   // both. A SQLite deployment of an earlier build keeps the secret it wrote beside its file.
-  const secret = config.secret ?? (await store.metaValue('generated_secret', existingValue(file, '.canon-secret') ?? randomSecret()));
+  const secret = config.secret ?? (await whileBusy(() => store.metaValue('generated_secret', existingValue(file, '.canon-secret') ?? randomSecret())));
   secretRef.value = secret;
   const idempotency = new Idempotency(store, secret, config.idempotencyTtlSeconds, clock);
   return {

@@ -4,10 +4,16 @@ import { SYSTEM, type Principal } from '../model/principal.js';
 import type { AppDef, Seeder } from '../model/types.js';
 import type { ResourceService } from '../services/resource-service.js';
 import type { Store } from '../store/types.js';
+import { whileBusy } from './while-busy.js';
 
 function seederFor(services: ResourceService, principal: () => Promise<Principal>): Seeder {
   return {
-    create: async (resource, body) => (await services.create({ principal: await principal() }, resource, body)).record,
+    // Each create tried again while the store is busy (processes starting at once on one SQLite file): refused as
+    // busy it wrote nothing. The claim below makes this process the only one seeding.
+    create: async (resource, body) => {
+      const as = await principal();
+      return (await whileBusy(() => services.create({ principal: as }, resource, body))).record;
+    },
     as: (userId) =>
       seederFor(services, async () => {
         const user = await services.get({ principal: SYSTEM }, services.model.users, userId);
@@ -27,7 +33,7 @@ export async function seedIfEmpty(app: AppDef, store: Store, services: ResourceS
   const { rows } = await store.list(app.users, { where: [], orderBy: [{ path: 'id', desc: false }], limit: 1 });
   if (rows.length > 0) return false;
   const claim = randomUUID();
-  if ((await store.metaValue('seed_claimed_by', claim)) !== claim) return false;
+  if ((await whileBusy(() => store.metaValue('seed_claimed_by', claim))) !== claim) return false;
   await app.seed(seederFor(services, async () => SYSTEM));
   return true;
 }

@@ -172,7 +172,7 @@ export class GroupCommit {
         conn.stmt('BEGIN IMMEDIATE').run();
         return;
       } catch (err) {
-        if (!busy(err)) throw err;
+        if (!sqliteBusy(err)) throw err;
         if (performance.now() >= deadline) throw new StoreBusy(attempt, err);
       } finally {
         conn.stmt(`PRAGMA busy_timeout = ${busyTimeoutMs}`).get();
@@ -194,7 +194,7 @@ export class GroupCommit {
 }
 
 /** SQLITE_BUSY and its extended codes (https://sqlite.org/rescode.html#busy), as better-sqlite3 names them. */
-function busy(err: unknown): boolean {
+export function sqliteBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_BUSY');
 }

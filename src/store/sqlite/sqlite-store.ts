@@ -6,6 +6,7 @@ import { Mutex } from '../mutex.js';
 import { openDatabase } from './native-handles.js';
 import { Connection, SharedPages, SqliteOps } from './sqlite-ops.js';
 import {
+  StoreBusy,
   type Condition,
   type EventFilter,
   type Group,
@@ -27,7 +28,7 @@ import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes,
 import { RecordCache } from '../record-cache.js';
 import { ListCache } from '../list-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
-import { BUSY_TIMEOUT_MS, GroupCommit } from './group-commit.js';
+import { BUSY_TIMEOUT_MS, GroupCommit, sqliteBusy } from './group-commit.js';
 
 /**
  * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
@@ -132,7 +133,7 @@ export class SqliteStore implements Store {
     // IMMEDIATE: processes starting at once on one file queue for the write lock (busy_timeout). A deferred
     // transaction that read the schema first fails at once (SQLITE_BUSY) when another process wrote meanwhile,
     // which no busy handler can wait out (https://sqlite.org/lang_transaction.html#deferred_immediate_and_exclusive_transactions).
-    db.transaction(() => {
+    const migration = db.transaction(() => {
       db.exec(EVENTS_TABLE);
       for (const ix of EVENT_INDEXES) db.exec(ix);
       db.exec(CREDENTIAL_EPOCH_TABLE);
@@ -147,7 +148,14 @@ export class SqliteStore implements Store {
         for (const ix of indexes(r)) db.exec(ix);
         this.migrateSearch(r);
       }
-    }).immediate();
+    });
+    try {
+      migration.immediate();
+    } catch (err) {
+      // The write lock still held elsewhere after the busy timeout: nothing was changed, and the start may try again
+      // (src/runtime/while-busy.ts).
+      throw sqliteBusy(err) ? new StoreBusy(1, err) : err;
+    }
     this.idempotency.load();
   }
 
