@@ -115,4 +115,16 @@ describe('StreamGuard', () => {
     await guard.current();
     assert.equal(calls(), 2);
   });
+
+  it('with no stream open reads no epoch: the hub’s tick costs an idle server nothing', async () => {
+    let reads = 0;
+    const streams: EventStream[] = [];
+    const guard = new StreamGuard({ all: () => streams }, () => ++reads, 60_000);
+    await guard.tick();
+    await guard.current();
+    assert.equal(reads, 0);
+    streams.push(streamWith([{ filter: {}, delayMs: 0 }]).stream);
+    await guard.tick();
+    assert.equal(reads, 1, 'a stream open: the epoch is read');
+  });
 });
