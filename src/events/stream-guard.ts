@@ -34,14 +34,14 @@ export class StreamGuard {
   async current(): Promise<void> {
     // No stream, nothing to decide: the hub's tick reads no epoch then (a statement a second on an idle server, and
     // one more counted among a GraphQL query's own when a tick fell inside it: test/e2e/graphql/batching.test.ts).
-    const streams = [...this.streams.all()];
-    if (streams.length === 0) return;
+    // Asked of the iterator, not by copying the streams: the hub awaits this before every batch it sends.
+    if (this.streams.all()[Symbol.iterator]().next().done) return;
     const pending = this.epoch();
     const epoch = typeof pending === 'number' ? pending : await pending;
     const full = this.now() - this.lastFull >= this.fullEveryMs;
     if (full) this.lastFull = this.now();
     const stale: Promise<void>[] = [];
-    for (const stream of streams) if (full || stream.decidedAt !== epoch) stale.push(this.decide(stream, epoch, full));
+    for (const stream of this.streams.all()) if (full || stream.decidedAt !== epoch) stale.push(this.decide(stream, epoch, full));
     if (stale.length > 0) await Promise.all(stale);
   }
 
