@@ -28,6 +28,7 @@ import { searchDocument } from './search.js';
 import { INSERT_EVENT, eventPageSql, eventParams } from '../sql/events.js';
 import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import type { RecordCache } from '../record-cache.js';
+import { countKeys, countSql } from './row-counts.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
@@ -64,6 +65,11 @@ export class PgOps implements Tx {
     private readonly db: Queryable,
     private readonly model: () => CompiledModel,
     private readonly statements: Statements,
+    /**
+     * Offset totals of the filters the triggers count are read from their counts (src/store/postgres/row-counts.ts):
+     * outside transactions only, as those counts take a transaction's own writes in at its commit.
+     */
+    private readonly keptCounts = false,
   ) {}
 
   private resource(name: string): CompiledResource {
@@ -131,7 +137,9 @@ export class PgOps implements Tx {
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     // The count (offset and page styles) is sent beside the page: on the pool they run at once on two
     // connections, in a transaction one after the other on its client. Either way, one wait instead of two.
-    const [raw, counted] = await Promise.all([this.rows(sql.page.text, sql.page.params), query.withTotal ? this.rows(sql.count.text, sql.count.params) : undefined]);
+    const keys = query.withTotal && this.keptCounts ? countKeys(r, query) : undefined;
+    const count = keys ? countSql(r.table, keys) : sql.count;
+    const [raw, counted] = await Promise.all([this.rows(sql.page.text, sql.page.params), query.withTotal ? this.rows(count.text, count.params) : undefined]);
     const rows = query.search === undefined ? kept?.() : undefined;
     const result: ListResult = { rows: rows === undefined ? raw.map((row) => fromRow(r, row, pgCodec)) : raw.map((row) => keptRow(r, row, rows)) };
     if (query.search !== undefined) result.ranks = raw.map((row) => Number(row[RANK_COLUMN]));

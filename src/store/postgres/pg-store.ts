@@ -31,6 +31,7 @@ import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer
 import { purgeEventsSql } from '../sql/events.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
+import { COUNTS_TABLE, metaKey, migrateCounts } from './row-counts.js';
 import { CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */
@@ -92,7 +93,7 @@ export class PgStore implements Store {
     this.pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
-    this.reads = new PgOps(this.pool, () => this.requireModel(), this.statements);
+    this.reads = new PgOps(this.pool, () => this.requireModel(), this.statements, true);
     this.epoch = new EpochReader(() => new pg.Client(connection), this.pool);
     this.sequencer = new EventSequencer(this.pool);
     this.eventsChannel = new ChannelListener(EVENTS_CHANNEL, () => new pg.Client(connection));
@@ -149,6 +150,7 @@ export class PgStore implements Store {
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
       await client.query(META_TABLE);
+      await client.query(COUNTS_TABLE);
       await client.query(EVENTS_TABLE);
       for (const statement of SEQUENCER_DDL) await client.query(statement);
       await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', true));
@@ -161,6 +163,7 @@ export class PgStore implements Store {
         if (r.searchable.length) await client.query(`ALTER TABLE ${quote(r.table)} ADD COLUMN IF NOT EXISTS ${SEARCH_COLUMN} tsvector`);
         for (const ix of indexes(r)) await client.query(ix);
         await this.migrateSearch(client, r);
+        await migrateCounts(client, r, (await client.query(numbered(READ_META), [metaKey(r)])).rows[0]?.value as string | undefined);
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);

@@ -1,0 +1,198 @@
+// PostgreSQL's kept counts (src/store/postgres/row-counts.ts): an offset page's total read from trigger-kept counts equals COUNT(*) after our writes, concurrent writers, changes by hand (a replica session and TRUNCATE included), and a start that sets the counts up again.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { commerce } from '../../../examples/commerce/index.js';
+import { compileModel } from '../../../src/model/compile.js';
+import { withPlatform } from '../../../src/runtime/compose.js';
+import { PgStore } from '../../../src/store/postgres/pg-store.js';
+import type { Condition, StoredRecord } from '../../../src/store/types.js';
+import { productRow, rowId } from '../../support/list-rows.js';
+import { createTestDatabase, PG_SKIP, type TestDatabase } from '../../support/pg.js';
+
+const model = compileModel(withPlatform(commerce));
+const STATUSES = ['active', 'draft', 'archived'];
+const product = (i: number): StoredRecord => productRow(i, { status: STATUSES[i % 3]!, price: { amount: 100 + i, currency: 'EUR' } });
+
+/** Every filter whose total the counts answer, and two they do not (COUNT(*) then). */
+const FILTERS: Array<{ name: string; where: Condition[]; counted: boolean; sql: string }> = [
+  { name: 'no filter', where: [], counted: true, sql: 'TRUE' },
+  ...STATUSES.map((s) => ({ name: `status=${s}`, where: [{ path: 'status', op: 'eq', value: s }] as Condition[], counted: true, sql: `status = '${s}'` })),
+  { name: 'status in', where: [{ path: 'status', op: 'in', value: ['active', 'archived', 'active'] }], counted: true, sql: `status IN ('active', 'archived')` },
+  { name: 'price (not counted)', where: [{ path: 'price.amount', op: 'gte', value: 110 }], counted: false, sql: 'price_amount >= 110' },
+  {
+    name: 'status and price (not counted)',
+    where: [
+      { path: 'status', op: 'eq', value: 'draft' },
+      { path: 'price.amount', op: 'lt', value: 120 },
+    ],
+    counted: false,
+    sql: `status = 'draft' AND price_amount < 120`,
+  },
+];
+
+describe('PostgreSQL kept counts', { skip: PG_SKIP }, () => {
+  let database: TestDatabase;
+  let store: PgStore;
+  let other: pg.Client;
+  let next = 0;
+
+  const total = async (s: PgStore, where: Condition[]): Promise<number> =>
+    (await s.list('products', { where, orderBy: [{ path: 'id', desc: false }], limit: 1, offset: 0, withTotal: true })).total!;
+  const counted = async (sql: string): Promise<number> => Number((await other.query(`SELECT COUNT(*) AS n FROM products WHERE ${sql}`)).rows[0].n);
+
+  /** Every filter's total as the store gives it equals COUNT(*) as another connection counts it. */
+  const agree = async (when: string, s: PgStore = store): Promise<void> => {
+    for (const f of FILTERS) assert.equal(await total(s, f.where), await counted(f.sql), `${f.name}, ${when}`);
+  };
+
+  before(async () => {
+    database = await createTestDatabase();
+    // No list cache: every total is read, none kept per snapshot.
+    store = new PgStore({ connectionString: database.url, max: 4, listCache: false });
+    await store.migrate(model);
+    other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+  });
+  after(async () => {
+    await other?.end();
+    await store?.close();
+    await database?.drop();
+  });
+
+  it('the totals come from the counts: a count changed by hand shows in them, and COUNT(*) answers the filters not counted', async () => {
+    await store.transaction((tx) =>
+      tx.insertMany(
+        'products',
+        Array.from({ length: 30 }, () => product(next++)),
+      ),
+    );
+    await agree('after a batch insert');
+    await other.query(
+      `UPDATE canon_counts SET n = n + 1000 WHERE table_name = 'products' AND key IN ('', 'status=draft') AND slot = (SELECT min(slot) FROM canon_counts WHERE table_name = 'products' AND key = '')`,
+    );
+    try {
+      assert.equal(await total(store, []), (await counted('TRUE')) + 1000, 'the total is read from the kept counts');
+      for (const f of FILTERS.filter((x) => !x.counted)) assert.equal(await total(store, f.where), await counted(f.sql), f.name);
+    } finally {
+      await other.query(
+        `UPDATE canon_counts SET n = n - 1000 WHERE table_name = 'products' AND key IN ('', 'status=draft') AND slot = (SELECT min(slot) FROM canon_counts WHERE table_name = 'products' AND key = '')`,
+      );
+    }
+    await agree('after the change by hand was undone');
+  });
+
+  it('creates, status changes, price changes and deletes through the store keep every total exact', async () => {
+    const ids = Array.from({ length: 6 }, () => product(next++));
+    for (const p of ids) await store.transaction((tx) => tx.insert('products', p));
+    /** A status other than the product's own. */
+    const otherStatus = (p: StoredRecord, step = 1): string => STATUSES[(STATUSES.indexOf(String(p.status)) + step) % 3]!;
+    await store.transaction(async (tx) => {
+      await tx.update('products', { ...ids[0]!, version: 2, status: otherStatus(ids[0]!) });
+      await tx.update('products', { ...ids[1]!, version: 2, price: { amount: 5, currency: 'EUR' } });
+      // Changed twice in one transaction: the counts follow each change.
+      await tx.update('products', { ...ids[2]!, version: 2, status: otherStatus(ids[2]!) });
+      await tx.update('products', { ...ids[2]!, version: 3, status: otherStatus(ids[2]!, 2) });
+      await tx.delete('products', ids[3]!.id);
+    });
+    await agree('after writes through the store');
+  });
+
+  it('a transaction counts its own writes (COUNT(*) inside transactions)', async () => {
+    const before = await counted(`status = 'draft'`);
+    await store.transaction(async (tx) => {
+      await tx.insert('products', { ...product(next++), status: 'draft' });
+      const { total: inside } = await tx.list('products', {
+        where: [{ path: 'status', op: 'eq', value: 'draft' }],
+        orderBy: [{ path: 'id', desc: false }],
+        limit: 1,
+        offset: 0,
+        withTotal: true,
+      });
+      assert.equal(inside, before + 1);
+    });
+    await agree('after the transaction');
+  });
+
+  it('changes by hand are counted: inserts, updates, deletes, a replica session, a rolled-back transaction, TRUNCATE', async () => {
+    const row = (i: number, status: string | null): string => `('${rowId(i)}', 1, now(), now(), 'hand ${i}', ${status === null ? 'NULL' : `'${status}'`}, ${100 + i}, 'EUR')`;
+    const insert = (values: string[]): string =>
+      `INSERT INTO products (id, version, created_at, updated_at, name, status, price_amount, price_currency) VALUES ${values.join(', ')}`;
+    await other.query(insert([row(next++, 'active'), row(next++, 'draft'), row(next++, null)]));
+    await agree('after a multi-row insert by hand, a null status among them');
+    await other.query(
+      `UPDATE products SET status = CASE status WHEN 'active' THEN 'archived' WHEN 'archived' THEN 'draft' ELSE 'active' END WHERE name LIKE 'p%' AND price_amount % 2 = 0`,
+    );
+    await agree('after a many-row status update by hand');
+    await other.query(`UPDATE products SET status = NULL WHERE name = 'hand ${next - 3}'`);
+    await other.query(`UPDATE products SET price_amount = price_amount + 1`);
+    await agree('after a status set to null and a price-only update');
+    await other.query(`DELETE FROM products WHERE price_amount % 5 = 0`);
+    await agree('after a many-row delete by hand');
+    await other.query('BEGIN');
+    await other.query(insert([row(next++, 'active')]));
+    await other.query('ROLLBACK');
+    await agree('after a rolled-back insert');
+    // Logical replication's apply workers write in replica sessions, where ordinary triggers do not fire.
+    await other.query(`SET session_replication_role = replica`);
+    try {
+      await other.query(insert([row(next++, 'archived')]));
+    } finally {
+      await other.query(`SET session_replication_role = DEFAULT`);
+    }
+    await agree('after an insert in a replica session');
+    await other.query('TRUNCATE products CASCADE');
+    await agree('after TRUNCATE');
+    assert.equal(await total(store, []), 0);
+    await other.query(insert([row(next++, 'draft')]));
+    await agree('after an insert following TRUNCATE');
+  });
+
+  it('concurrent writers in two processes keep every total exact', async () => {
+    const second = new PgStore({ connectionString: database.url, max: 4, listCache: false });
+    await second.migrate(model);
+    try {
+      const seeds = Array.from({ length: 40 }, () => product(next++));
+      await Promise.all(seeds.map((p, i) => (i % 2 ? store : second).transaction((tx) => tx.insert('products', p))));
+      await Promise.all(
+        seeds.map((p, i) =>
+          (i % 2 ? second : store).transaction(async (tx) => {
+            if (i % 4 === 0) await tx.delete('products', p.id);
+            else await tx.update('products', { ...p, version: 2, status: STATUSES[(i + 1) % 3]! });
+          }),
+        ),
+      );
+      await agree('after 80 concurrent transactions on two pools');
+      await agree('as the second process reads them', second);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('a start keeps the counts it finds, and sets them up again when what they were made for changed', async () => {
+    await store.transaction((tx) =>
+      tx.insertMany(
+        'products',
+        Array.from({ length: 9 }, () => product(next++)),
+      ),
+    );
+    const meta = async (): Promise<string> => String((await other.query(`SELECT value FROM canon_meta WHERE key = 'counts:products'`)).rows[0].value);
+    const signature = await meta();
+    const restarted = new PgStore({ connectionString: database.url, max: 2, listCache: false });
+    await restarted.migrate(model);
+    await restarted.close();
+    assert.equal(await meta(), signature);
+    await agree('after a second start');
+    // Counts made for other columns (an earlier model) and wrong now: the next start counts again.
+    await other.query(`UPDATE canon_meta SET value = 'v0:' WHERE key = 'counts:products'`);
+    await other.query(`UPDATE canon_counts SET n = n + 7 WHERE table_name = 'products'`);
+    const upgraded = new PgStore({ connectionString: database.url, max: 2, listCache: false });
+    await upgraded.migrate(model);
+    try {
+      assert.equal(await meta(), signature);
+      await agree('after a start that set the counts up again', upgraded);
+    } finally {
+      await upgraded.close();
+    }
+  });
+});
