@@ -33,6 +33,9 @@ import { countKeys, countSql } from './row-counts.js';
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
 
+/** The page statement's column holding its kept total (listCounted). */
+const TOTAL_COLUMN = '_canon_total';
+
 /** Row locks by purpose (see LockMode): NO KEY UPDATE for changes, so references (KEY SHARE) never wait on them. */
 const ROW_LOCKS: Record<LockMode, string> = { update: 'FOR NO KEY UPDATE', delete: 'FOR UPDATE', reference: 'FOR KEY SHARE' };
 
@@ -133,18 +136,38 @@ export class PgOps implements Tx {
    */
   async list(resource: string, query: ListQuery, kept?: () => RecordCache | undefined): Promise<ListResult> {
     const r = this.resource(resource);
+    const keys = query.withTotal && this.keptCounts ? countKeys(r, query) : undefined;
+    if (keys) return this.listCounted(r, query, keys, kept);
     const sql = listSql(pgDialect, r, query, tableName);
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     // The count (offset and page styles) is sent beside the page: on the pool they run at once on two
     // connections, in a transaction one after the other on its client. Either way, one wait instead of two.
-    const keys = query.withTotal && this.keptCounts ? countKeys(r, query) : undefined;
-    const count = keys ? countSql(r.table, keys) : sql.count;
-    const [raw, counted] = await Promise.all([this.rows(sql.page.text, sql.page.params), query.withTotal ? this.rows(count.text, count.params) : undefined]);
-    const rows = query.search === undefined ? kept?.() : undefined;
-    const result: ListResult = { rows: rows === undefined ? raw.map((row) => fromRow(r, row, pgCodec)) : raw.map((row) => keptRow(r, row, rows)) };
+    const [raw, counted] = await Promise.all([this.rows(sql.page.text, sql.page.params), query.withTotal ? this.rows(sql.count.text, sql.count.params) : undefined]);
+    const result = this.decoded(r, query, raw, kept);
     if (query.search !== undefined) result.ranks = raw.map((row) => Number(row[RANK_COLUMN]));
     if (counted) result.total = Number(counted[0]!.n);
     return result;
+  }
+
+  /**
+   * A page whose total the kept counts give (src/store/postgres/row-counts.ts): the sum is a column of the page's own
+   * statement, so one round trip, and the total is of the snapshot the rows are. An empty page carries no row to
+   * hold it: at the start of the order the total is then 0, further on it is read alone.
+   */
+  private async listCounted(r: CompiledResource, query: ListQuery, keys: string[], kept?: () => RecordCache | undefined): Promise<ListResult> {
+    const total = countSql(r.table, keys);
+    const sql = listSql(pgDialect, r, query, tableName, `${columnList(r)}, (${total.text}) AS ${quote(TOTAL_COLUMN)}`, total.params)!;
+    const raw = await this.rows(sql.page.text, sql.page.params);
+    const result = this.decoded(r, query, raw, kept);
+    if (raw.length > 0) result.total = Number(raw[0]![TOTAL_COLUMN]);
+    else result.total = !query.offset && query.after === undefined ? 0 : Number((await this.rows(total.text, total.params))[0]!.n);
+    return result;
+  }
+
+  /** A page's rows as records: the kept ones where `kept` has them (no search: a search's rows carry their rank). */
+  private decoded(r: CompiledResource, query: ListQuery, raw: Row[], kept?: () => RecordCache | undefined): ListResult {
+    const rows = query.search === undefined ? kept?.() : undefined;
+    return { rows: rows === undefined ? raw.map((row) => fromRow(r, row, pgCodec)) : raw.map((row) => keptRow(r, row, rows)) };
   }
 
   async listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

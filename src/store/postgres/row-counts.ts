@@ -21,7 +21,7 @@ export const COUNTS_TABLE =
   'CREATE TABLE IF NOT EXISTS canon_counts (table_name text NOT NULL, key text NOT NULL, slot smallint NOT NULL, n bigint NOT NULL, PRIMARY KEY (table_name, key, slot)) WITH (fillfactor = 50)';
 
 /** Rows per key: two writing transactions at once add to the same row (and the second waits for the first's commit) one time in SLOTS. */
-const SLOTS = 16;
+const SLOTS = 64;
 
 /** The shape of the triggers: a start whose meta value differs sets them (and the counts) up again. */
 const TRIGGERS_VERSION = 'v1';

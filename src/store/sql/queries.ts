@@ -188,6 +188,8 @@ export function listSql(
   q: ListQuery,
   tableOf: (name: string) => string,
   select = d.columns(resource),
+  /** Parameters of `select` itself (a scalar subquery in it), bound before the rest; not with a search (its rows are `*`). */
+  selectParams: readonly unknown[] = [],
 ): { page: Sql; count: Sql } | undefined {
   let from: Sql = { text: quote(resource.table), params: [] };
   if (q.search !== undefined) {
@@ -199,7 +201,7 @@ export function listSql(
   const count: Sql = { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
   // Everything after the select list: a deep offset page selects the row keys of it alone (`deferred`).
   let rest = ` FROM ${from.text} WHERE ${where.text}`;
-  const params = [...from.params, ...where.params];
+  const params = [...selectParams, ...from.params, ...where.params];
   if (q.after) {
     const k = keysetClause(d, resource, q.orderBy, q.after);
     rest += ` AND ${k.text}`;

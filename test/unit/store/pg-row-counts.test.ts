@@ -98,6 +98,19 @@ describe('PostgreSQL kept counts', { skip: PG_SKIP }, () => {
     await agree('after writes through the store');
   });
 
+  it('a page carries its total in its own statement; an empty page, past the end or of a filter nothing matches, still has the right one', async () => {
+    const all = await counted('TRUE');
+    const page = (where: Condition[], offset: number) => store.list('products', { where, orderBy: [{ path: 'id', desc: false }], limit: 5, offset, withTotal: true });
+    const last = await page([], all - 2);
+    assert.equal(last.rows.length, 2);
+    assert.equal(last.total, all);
+    const past = await page([], all + 10);
+    assert.deepEqual([past.rows.length, past.total], [0, all]);
+    const none = [{ path: 'status', op: 'in', value: ['nothing has this status'] }] as Condition[];
+    assert.deepEqual([(await page(none, 0)).rows.length, (await page(none, 0)).total], [0, 0]);
+    assert.deepEqual([(await page(none, 3)).rows.length, (await page(none, 3)).total], [0, 0]);
+  });
+
   it('a transaction counts its own writes (COUNT(*) inside transactions)', async () => {
     const before = await counted(`status = 'draft'`);
     await store.transaction(async (tx) => {
