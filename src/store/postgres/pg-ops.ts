@@ -28,7 +28,8 @@ import { searchDocument } from './search.js';
 import { INSERT_EVENT, eventPageSql, eventParams } from '../sql/events.js';
 import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import type { RecordCache } from '../record-cache.js';
-import { countKeys, countSql } from './row-counts.js';
+import { countSql } from './row-counts.js';
+import { countKeys } from '../sql/count-keys.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';

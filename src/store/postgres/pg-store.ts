@@ -31,7 +31,8 @@ import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer
 import { purgeEventsSql } from '../sql/events.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
-import { COUNTS_TABLE, metaKey, migrateCounts } from './row-counts.js';
+import { COUNTS_TABLE, migrateCounts } from './row-counts.js';
+import { metaKey } from '../sql/count-keys.js';
 import { CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */

@@ -2,8 +2,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { CompiledResource } from '../../model/compile.js';
-import type { ListQuery } from '../types.js';
 import { quote, type Sql } from '../sql/queries.js';
+import { TOTAL, countedColumns, literal, metaKey, triggersSignature } from '../sql/count-keys.js';
 
 /**
  * Why: an offset page carries its exact total (spec: `pagination.total`), and under a stream of writes no count kept
@@ -22,51 +22,6 @@ export const COUNTS_TABLE =
 
 /** Rows per key: two writing transactions at once add to the same row (and the second waits for the first's commit) one time in SLOTS. */
 const SLOTS = 64;
-
-/** The shape of the triggers: a start whose meta value differs sets them (and the counts) up again. */
-const TRIGGERS_VERSION = 'v1';
-
-/** The key of every row (a collection's total). */
-const TOTAL = '';
-
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
-/** The columns whose per-value totals are kept: filterable enums (few values, the common filter: `status=active`). */
-const columnsCache = new WeakMap<CompiledResource, Map<string, string>>();
-
-/** Query path → column of each counted enum. */
-function countedPaths(r: CompiledResource): Map<string, string> {
-  let paths = columnsCache.get(r);
-  if (!paths) {
-    paths = new Map([...r.paths.values()].filter((p) => p.filterable && p.type === 'enum').map((p) => [p.path, p.column]));
-    columnsCache.set(r, paths);
-  }
-  return paths;
-}
-
-function countedColumns(r: CompiledResource): string[] {
-  return [...new Set(countedPaths(r).values())].sort();
-}
-
-/**
- * The keys whose sum is the count of `query`, or undefined when its filter is not one of them (then COUNT(*) counts):
- * no condition, or one `eq` / `in` on a counted enum with values that are not null. A search counts its own way.
- */
-export function countKeys(r: CompiledResource, query: ListQuery): string[] | undefined {
-  if (query.search !== undefined) return undefined;
-  if (query.where.length === 0) return [TOTAL];
-  if (query.where.length !== 1) return undefined;
-  const [c] = query.where;
-  const column = countedPaths(r).get(c!.path);
-  if (column === undefined) return undefined;
-  if (c!.op === 'eq' && typeof c!.value === 'string') return [`${column}=${c!.value}`];
-  if (c!.op === 'in' && Array.isArray(c!.value) && c!.value.length > 0 && c!.value.every((v) => typeof v === 'string')) {
-    return [...new Set(c!.value as string[])].map((v) => `${column}=${v}`);
-  }
-  return undefined;
-}
 
 /** The count of `keys` in `table` (a numeric sum: pg hands it over as text). */
 export function countSql(table: string, keys: string[]): Sql {
@@ -136,11 +91,6 @@ export function triggerStatements(r: CompiledResource): string[] {
   return statements;
 }
 
-/** What the triggers of `r` are made for: when it differs from the meta value, they are set up again. */
-export function triggersSignature(r: CompiledResource): string {
-  return `${TRIGGERS_VERSION}:${countedColumns(r).join(',')}`;
-}
-
 /**
  * Sets up (or again, when the counted columns changed) the triggers and counts of `r`, in one transaction holding
  * SHARE ROW EXCLUSIVE on the table (what CREATE TRIGGER takes; readers go on): writers (another process of an earlier build, a rolling deploy) wait, so none is missed
@@ -159,8 +109,4 @@ export async function migrateCounts(client: pg.PoolClient, r: CompiledResource, 
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   }
-}
-
-export function metaKey(r: CompiledResource): string {
-  return `counts:${r.table}`;
 }

@@ -27,6 +27,8 @@ import { sqliteDialect } from './dialect.js';
 import { arrayRowDecoder, eventFromRow, fromRow, toRow, type Row } from '../sql/rows.js';
 import { INSERT_EVENT, eventPageSql, eventParams } from '../sql/events.js';
 import { sqliteCodec } from './rows.js';
+import { countSql } from './row-counts.js';
+import { countKeys } from '../sql/count-keys.js';
 
 type Db = Database.Database;
 
@@ -234,7 +236,12 @@ export class SqliteOps implements Tx {
       result = { rows: kept === undefined || a.idAt < 0 ? raw.map(decode) : raw.map((values) => keptRow(r.name, a, values, kept)) };
       if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
     }
-    if (query.withTotal) result.total = (this.conn.stmt(sql!.count.text).get(...sql!.count.params) as { n: number }).n;
+    if (query.withTotal) {
+      // The filters the triggers count (no filter, one enum) are read from their counts (src/store/sqlite/row-counts.ts).
+      const keys = countKeys(r, query);
+      const count = keys ? countSql(r.table, keys) : sql!.count;
+      result.total = (this.conn.stmt(count.text).get(...count.params) as { n: number }).n;
+    }
     return result;
   }
 
