@@ -21,12 +21,13 @@
 // Results: bench/results/mixed.json.
 //
 // Environment: BENCH_DURATION, BENCH_WARMUP, BENCH_QUIET_WAIT, BENCH_CPU_PROF, BENCH_REPEATS (default 3),
-// BENCH_PRODUCTS, BENCH_MIXED_POOL, BENCH_PARTS (sqlite,pg), BENCH_CONNECTIONS (default 64 here).
+// BENCH_PRODUCTS, BENCH_MIXED_POOL, BENCH_PARTS (sqlite,pg), BENCH_CONNECTIONS (default 64 here), BENCH_BASE_ROOT (a built
+// worktree of an earlier commit: a third server, that build as built, for before/after in one run).
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { setUpPinning } from './lib/cpu.mjs';
 import { CLIENT_CORE, CORES, CPU_MODEL, RESULTS_DIR, fmt, intFromEnv, settings } from './lib/options.mjs';
-import { CANON_HEADERS, PLATFORMATIC_FULL_FIELDS, POSTGRES_CPU, call, peerSpecs, rotation, seedPg, seedSqlite, withServers, writePool } from './lib/peers.mjs';
+import { CANON_HEADERS, PLATFORMATIC_FULL_FIELDS, POSTGRES_CPU, call, dropCountTriggers, peerSpecs, rotation, seedPg, seedSqlite, withServers, writePool } from './lib/peers.mjs';
 import { dropDatabase, withClient } from './lib/pg.mjs';
 import { installPlatformatic } from './lib/platformatic.mjs';
 import { makeTempDir, runMain } from './lib/processes.mjs';
@@ -46,7 +47,11 @@ const PARTS = (() => {
   for (const p of parts) if (!['sqlite', 'pg'].includes(p)) throw new Error(`BENCH_PARTS takes sqlite and/or pg (comma-separated), got "${p}"`);
   return parts;
 })();
-const LABELS = { canon: 'Canon', platformatic: 'Platformatic DB' };
+// BENCH_BASE_ROOT: a worktree of an earlier commit, built: a third server, that build as built, on its own copy of the
+// data, measured in turn with the others (before/after in one run, as bench/uncached.mjs does).
+const BASE_ROOT = process.env.BENCH_BASE_ROOT ? path.resolve(process.env.BENCH_BASE_ROOT) : undefined;
+const SERVERS = ['canon', 'platformatic', ...(BASE_ROOT ? ['canonBefore'] : [])];
+const LABELS = { canon: 'Canon', platformatic: 'Platformatic DB', canonBefore: `Canon before (${BASE_ROOT})` };
 const LIMITS = ['10', '20', '50'];
 const STATUSES = ['active', 'draft', 'archived'];
 const LAST_OFFSET = PRODUCTS - 20;
@@ -86,7 +91,7 @@ function idPrefix() {
 
 /** The request kinds of the mix for one server (`full`: Platformatic's full-row fields on PostgreSQL). */
 function kinds(who, { full, tags }) {
-  if (who === 'canon') {
+  if (who === 'canon' || who === 'canonBefore') {
     const json = { ...CANON_HEADERS, 'content-type': 'application/json' };
     return [
       { name: 'byId', weight: WEIGHTS.byId, path: ['/v2/products/', { line: 'ids' }], headers: CANON_HEADERS },
@@ -220,17 +225,22 @@ async function check(handles, data, readIds, poolIds, { full, tags }) {
 
 async function runRepeat({ part, data, repeat, pinning, install, dir, pools, readIds, poolIds, tags }) {
   const full = part === 'pg';
-  const copies =
-    part === 'sqlite' ? { canon: data.copy(), platformatic: data.copy() } : { canon: await data.copy({ fresh: true }), platformatic: await data.copy({ fresh: true }) };
-  const urls = { canon: copies.canon.canon, platformatic: copies.platformatic.platformatic };
+  const copies = {};
+  for (const who of SERVERS) copies[who] = part === 'sqlite' ? data.copy() : await data.copy({ fresh: true });
+  // Seeded through Canon's store, the data carries Canon's counting triggers: the others' writes must not pay for them.
+  for (const who of SERVERS) if (who !== 'canon') await dropCountTriggers(copies[who]);
+  const urls = { canon: copies.canon.canon, platformatic: copies.platformatic.platformatic, ...(BASE_ROOT ? { canonBefore: copies.canonBefore.canon } : {}) };
   const profileNames = { canon: `canon-mixed-${part}-r${repeat}` };
+  const extraCanons = BASE_ROOT ? [{ key: 'canonBefore', name: LABELS.canonBefore, cli: path.join(BASE_ROOT, 'dist/src/cli/main.js') }] : [];
   try {
-    const results = await withServers(peerSpecs({ urls, pinned: pinning.pinned, install, profileNames }), async (handles) => {
+    const results = await withServers(peerSpecs({ urls, pinned: pinning.pinned, install, profileNames, extraCanons }), async (handles) => {
       await check(handles, data, readIds, poolIds, { full, tags });
       console.log(`bench: ${part} r${repeat}: every kind of request answered as expected on both servers`);
       const out = {};
-      for (const who of rotation(['canon', 'platformatic'], repeat)) {
-        const script = (run, taken = {}) => requestScript({ kinds: kinds(who, { full, tags }), pools: pools[who], starts: { pool: taken.pool ?? 0 } });
+      for (const who of rotation(SERVERS, repeat)) {
+        // The earlier build deletes from its own copy of the pool: the same products, in the same order.
+        const script = (run, taken = {}) =>
+          requestScript({ kinds: kinds(who, { full, tags }), pools: pools[who === 'canonBefore' ? 'canon' : who], starts: { pool: taken.pool ?? 0 } });
         out[who] = await measureScript(handles[who].server, `${handles[who].base}/`, script, {
           label: `${part} r${repeat}: ${LABELS[who]} mixed`,
           connections: CONNECTIONS,
@@ -247,7 +257,13 @@ async function runRepeat({ part, data, repeat, pinning, install, dir, pools, rea
       cpuMicrosPerRequest: results.canon.serverCpuMicrosPerRequest ?? undefined,
       window: results.canon.window,
     });
-    return { results, ratio: results.canon.requestsPerSecond.average / results.platformatic.requestsPerSecond.average, ...(split ? { profile: split } : {}) };
+    const rate = (who) => results[who].requestsPerSecond.average;
+    return {
+      results,
+      ratio: rate('canon') / rate('platformatic'),
+      ...(BASE_ROOT ? { beforeRatio: rate('canonBefore') / rate('platformatic'), nowOverBefore: rate('canon') / rate('canonBefore') } : {}),
+      ...(split ? { profile: split } : {}),
+    };
   } finally {
     if (part === 'pg') for (const c of Object.values(copies)) await dropDatabase(c.name);
   }
@@ -280,7 +296,7 @@ async function runPart(part, { pinning, install }) {
 function summarise(part) {
   const r = part.repeats;
   const cell = (who, f) => r.map((x) => f(x.results[who])).join(' / ');
-  const rows = ['canon', 'platformatic'].map((who) => [
+  const rows = SERVERS.map((who) => [
     LABELS[who],
     cell(who, (x) => fmt(x.requestsPerSecond.average)),
     cell(who, (x) => fmt(x.latencyMs.p50, 2)),
@@ -299,6 +315,10 @@ function summarise(part) {
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const row of rows) console.log(line(row));
   console.log(`Canon / Platformatic requests/s: ${r.map((x) => `${fmt(x.ratio, 2)}x`).join(' / ')}, median ${fmt(ratio, 2)}x (issue 31: >= ${TARGET}x)`);
+  if (BASE_ROOT) {
+    const of = (key) => `${r.map((x) => `${fmt(x[key], 2)}x`).join(' / ')}, median ${fmt(median(r.map((x) => x[key])), 2)}x`;
+    console.log(`Canon before / Platformatic requests/s: ${of('beforeRatio')}; Canon now / before: ${of('nowOverBefore')}`);
+  }
   return ratio;
 }
 

@@ -155,3 +155,28 @@ export function rotation(keys, repeat) {
   const k = (repeat - 1) % keys.length;
   return [...keys.slice(k), ...keys.slice(0, k)];
 }
+
+/**
+ * Removes Canon's counting triggers (src/store/postgres/row-counts.ts, src/store/sqlite/row-counts.ts) from a copy
+ * of the data another server writes (`data.copy()`'s result): Platformatic DB, or a build of Canon from before them,
+ * must not pay for counts only Canon reads.
+ */
+export async function dropCountTriggers(copy) {
+  if (copy.name !== undefined) {
+    await withClient(copy.name, (c) =>
+      c.query(
+        "DO $$DECLARE t record; BEGIN FOR t IN SELECT tgname, tgrelid::regclass::text AS rel FROM pg_trigger WHERE tgname LIKE 'canon\\_count\\_%' LOOP " +
+          "EXECUTE format('DROP TRIGGER %I ON %s', t.tgname, t.rel); END LOOP; END$$",
+      ),
+    );
+    return;
+  }
+  const db = new Database(copy.canon.slice('sqlite:'.length));
+  try {
+    for (const { name } of db.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'canon\\_count\\_%' ESCAPE '\\'").all()) {
+      db.exec(`DROP TRIGGER "${name.replace(/"/g, '""')}"`);
+    }
+  } finally {
+    db.close();
+  }
+}
