@@ -8,13 +8,13 @@ import { TOTAL, countedColumns, literal, metaKey, triggersSignature } from '../s
 /**
  * Why: an offset page carries its exact total (spec: `pagination.total`), and under a stream of writes no count kept
  * per snapshot survives, so every page counted its filter's rows again: COUNT(*) of 12,000 products is ~2 ms of
- * PostgreSQL's time, most of the database's work in the mixed benchmark (docs/BENCHMARKS.md, "Kept counts"). The
+ * PostgreSQL's time, most of the database's work in the mixed benchmark (docs/BENCHMARKS.md, "kept counts"). The
  * counts are kept by the database itself, so they are exact whoever writes (another process, a change by hand):
- * triggers add each row's change per key (`+1` inserted, `-1` deleted, `±1` when its enum changed) to
- * one of SLOTS rows of that key, under the writing transaction, so a count sees exactly the commits its statement's
- * snapshot sees. The slot is the writing transaction's id, hashed, modulo SLOTS: concurrent
- * writers mostly add to different rows and do not wait for one another's commit, and a count sums at most SLOTS
- * rows per key. The rows are updated in place (n is in no index: heap-only updates), so their number never grows.
+ * triggers add each row's change per key (`+1` inserted, `-1` deleted, `±1` when its enum changed) to one of SLOTS
+ * rows of that key, under the writing transaction, so a count sees exactly the commits its statement's snapshot
+ * sees. The slot is the writing transaction's id, hashed, modulo SLOTS: concurrent writers mostly add to different
+ * rows and do not wait for one another's commit, and a count sums at most SLOTS rows per key. The rows are updated
+ * in place (n is in no index: heap-only updates), so their number never grows.
  */
 // Half-full pages: room for the heap-only updates every write makes.
 export const COUNTS_TABLE =
@@ -41,7 +41,7 @@ function functionName(table: string): string {
  * makes) cost 80 µs more with a statement trigger's tuplestore, 15 µs with a row trigger (pgbench). Deferred
  * constraint triggers: they run at COMMIT, so a transaction holds its slot's rows for the commit alone, not from
  * its write through its event's insert and the round trips between (writers sharing a slot waited on each other's
- * whole transaction otherwise: inserts took 0.59 ms instead of 0.19 under the mixed benchmark). Within the writing
+ * whole transaction otherwise: inserts took 0.59 ms instead of 0.11 under the mixed benchmark). Within the writing
  * transaction the counts therefore lag its own writes: PgOps counts inside transactions with COUNT(*).
  * `ENABLE ALWAYS`: they fire in replica sessions too (logical replication, `session_replication_role = replica`),
  * where ordinary triggers are skipped and the counts would drift.
@@ -93,8 +93,9 @@ export function triggerStatements(r: CompiledResource): string[] {
 
 /**
  * Sets up (or again, when the counted columns changed) the triggers and counts of `r`, in one transaction holding
- * SHARE ROW EXCLUSIVE on the table (what CREATE TRIGGER takes; readers go on): writers (another process of an earlier build, a rolling deploy) wait, so none is missed
- * between the count and the triggers. Run under the migration lock.
+ * SHARE ROW EXCLUSIVE on the table (what CREATE TRIGGER takes; readers go on): writers (another process of an
+ * earlier build, a rolling deploy) wait, so none is missed between the count and the triggers. Run under the
+ * migration lock.
  */
 export async function migrateCounts(client: pg.PoolClient, r: CompiledResource, current: string | undefined): Promise<void> {
   const signature = triggersSignature(r);
