@@ -39,6 +39,7 @@ import { cpuSecondsBetween, cpuSecondsByName, setUpPinning } from './lib/cpu.mjs
 import { measure } from './lib/load.mjs';
 import { CLIENT_CORE, CORES, CPU_MODEL, RESULTS_DIR, ROOT, fmt, intFromEnv, settings } from './lib/options.mjs';
 import { createDatabase, withClient } from './lib/pg.mjs';
+import { dropCountTriggers } from './lib/peers.mjs';
 import { PLATFORMATIC_READY_PATH, installPlatformatic, sqliteConnectionString, startPlatformatic } from './lib/platformatic.mjs';
 import { childEnv, makeTempDir, request, runMain, startServer, startServers } from './lib/processes.mjs';
 import { median, packageVersion, printTable, problemsOf, resultsHeader, sourceProblems, sourceVersion, warnAboutCpu, writeResults } from './lib/report.mjs';
@@ -372,12 +373,15 @@ async function sqlitePart({ pinning, install }) {
       return f;
     };
     const canonName = `canon-sqlite-r${repeat}`;
+    // Seeded through Canon's store, the file carries Canon's counting triggers: Platformatic's writes must not pay for them.
+    const platformaticFile = file('platformatic');
+    await dropCountTriggers({ canon: `sqlite:${platformaticFile}` });
     const specs = [
       { key: 'canon', start: (port) => startCanon(port, { databaseUrl: `sqlite:${file('canon')}`, adminKey: ADMIN_KEY, pinned: pinning.pinned, profileName: canonName }) },
       {
         key: 'platformatic',
         readyPath: PLATFORMATIC_READY_PATH,
-        start: (port) => startPlatformatic(port, { install, connectionString: sqliteConnectionString(file('platformatic')), pinned: pinning.pinned }),
+        start: (port) => startPlatformatic(port, { install, connectionString: sqliteConnectionString(platformaticFile), pinned: pinning.pinned }),
       },
       {
         key: 'canonNormal',
