@@ -18,7 +18,7 @@ import {
 } from '../types.js';
 import { PURGE_IDEMPOTENCY, idempotencyTable } from '../sql/idempotency.js';
 import { EVENTS_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl.js';
-import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
+import { INSERT_META_IF_ABSENT, META_TABLE, READ_META, READ_META_PREFIXED, WRITE_META } from '../sql/meta.js';
 import { Statements } from './statements.js';
 import { ListCache } from '../list-cache.js';
 import { RecordCache } from '../record-cache.js';
@@ -32,7 +32,7 @@ import { purgeEventsSql } from '../sql/events.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
 import { COUNTS_TABLE, migrateCounts } from './row-counts.js';
-import { metaKey } from '../sql/count-keys.js';
+import { META_PREFIX, metaKey } from '../sql/count-keys.js';
 import { CREDENTIAL_EPOCH_TABLE, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 
 /** Every Canon process takes this advisory lock to migrate, so several can start at once. */
@@ -157,6 +157,8 @@ export class PgStore implements Store {
       await client.query(idempotencyTable('seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY', true));
       await client.query(CREDENTIAL_EPOCH_TABLE);
       await client.query(SEED_CREDENTIAL_EPOCH);
+      // The counts' signatures of every table, in one round trip rather than one per table.
+      const counted = new Map(((await client.query(numbered(READ_META_PREFIXED), [META_PREFIX])).rows as Array<{ key: string; value: string }>).map((m) => [m.key, m.value]));
       for (const r of model.resources.values()) {
         await client.query(createTable(r));
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.
@@ -164,7 +166,7 @@ export class PgStore implements Store {
         if (r.searchable.length) await client.query(`ALTER TABLE ${quote(r.table)} ADD COLUMN IF NOT EXISTS ${SEARCH_COLUMN} tsvector`);
         for (const ix of indexes(r)) await client.query(ix);
         await this.migrateSearch(client, r);
-        await migrateCounts(client, r, (await client.query(numbered(READ_META), [metaKey(r)])).rows[0]?.value as string | undefined);
+        await migrateCounts(client, r, counted.get(metaKey(r)));
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
@@ -187,7 +189,7 @@ export class PgStore implements Store {
       if (rows.length < 500) break;
       after = rows[rows.length - 1]!.id;
     }
-    await client.query('INSERT INTO canon_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, wanted]);
+    await client.query(numbered(WRITE_META), [key, wanted]);
   }
 
   /** Atomic without the migration lock: of processes inserting at once, one row wins and all read it. */

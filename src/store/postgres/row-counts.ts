@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { CompiledResource } from '../../model/compile.js';
 import { quote, type Sql } from '../sql/queries.js';
-import { TOTAL, countedColumns, literal, metaKey, triggersSignature } from '../sql/count-keys.js';
+import { TOTAL, countedColumns, literal, metaKey, recountStatements, triggersSignature } from '../sql/count-keys.js';
+import { WRITE_META } from '../sql/meta.js';
+import { numbered } from './dialect.js';
 
 /**
  * Why: an offset page carries its exact total (spec: `pagination.total`), and under a stream of writes no count kept
@@ -81,14 +83,7 @@ export function triggerStatements(r: CompiledResource): string[] {
   }
   for (const trigger of ['rows', 'truncate', ...(columns.length ? ['update'] : [])]) statements.push(`ALTER TABLE ${t} ENABLE ALWAYS TRIGGER canon_count_${trigger}`);
   // The counts as they stand, taken under the same lock as the triggers' creation: no write falls between.
-  statements.push(`DELETE FROM canon_counts WHERE table_name = ${name}`);
-  statements.push(`INSERT INTO canon_counts (table_name, key, slot, n) SELECT ${name}, ${literal(TOTAL)}, 0, COUNT(*) FROM ${t}`);
-  for (const c of columns) {
-    statements.push(
-      `INSERT INTO canon_counts (table_name, key, slot, n) SELECT ${name}, ${literal(`${c}=`)} || ${quote(c)}, 0, COUNT(*) FROM ${t} WHERE ${quote(c)} IS NOT NULL GROUP BY ${quote(c)}`,
-    );
-  }
-  return statements;
+  return [...statements, ...recountStatements(r, { column: 'slot', value: '0' })];
 }
 
 /**
@@ -104,7 +99,7 @@ export async function migrateCounts(client: pg.PoolClient, r: CompiledResource, 
   try {
     await client.query(`LOCK TABLE ${quote(r.table)} IN SHARE ROW EXCLUSIVE MODE`);
     for (const statement of triggerStatements(r)) await client.query(statement);
-    await client.query('INSERT INTO canon_meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [metaKey(r), signature]);
+    await client.query(numbered(WRITE_META), [metaKey(r), signature]);
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);

@@ -1,6 +1,7 @@
 // Which offset totals the kept counts answer, on both stores: a collection's total and its total per value of each filterable enum (src/store/postgres/row-counts.ts, src/store/sqlite/row-counts.ts).
 import type { CompiledResource } from '../../model/compile.js';
 import type { ListQuery } from '../types.js';
+import { quote } from './queries.js';
 
 /** The shape of the triggers: a start whose meta value differs sets them (and the counts) up again. */
 const TRIGGERS_VERSION = 'v1';
@@ -53,6 +54,28 @@ export function triggersSignature(r: CompiledResource): string {
   return `${TRIGGERS_VERSION}:${countedColumns(r).join(',')}`;
 }
 
+/** `canon_meta` keys of the counts' signatures: this prefix and the table's name. */
+export const META_PREFIX = 'counts:';
+
 export function metaKey(r: CompiledResource): string {
-  return `counts:${r.table}`;
+  return `${META_PREFIX}${r.table}`;
+}
+
+/**
+ * The statements that take `r`'s counts as they stand, in place of any kept (run where no write can fall between them
+ * and the triggers' creation). `slot`: the extra key column and its value for the first row of each key (PostgreSQL
+ * spreads a key over slots; SQLite has none).
+ */
+export function recountStatements(r: CompiledResource, slot?: { column: string; value: string }): string[] {
+  const t = quote(r.table);
+  const name = literal(r.table);
+  const [slotColumn, slotValue] = slot ? [`, ${slot.column}`, `, ${slot.value}`] : ['', ''];
+  const into = `INSERT INTO canon_counts (table_name, key${slotColumn}, n)`;
+  return [
+    `DELETE FROM canon_counts WHERE table_name = ${name}`,
+    `${into} SELECT ${name}, ${literal(TOTAL)}${slotValue}, COUNT(*) FROM ${t}`,
+    ...countedColumns(r).map(
+      (c) => `${into} SELECT ${name}, ${literal(`${c}=`)} || ${quote(c)}${slotValue}, COUNT(*) FROM ${t} WHERE ${quote(c)} IS NOT NULL GROUP BY ${quote(c)}`,
+    ),
+  ];
 }

@@ -1,7 +1,9 @@
 // Exact row counts kept by triggers on SQLite: a collection's total, and its total per value of each filterable enum, read from one row per key instead of COUNT(*).
 import type { CompiledResource } from '../../model/compile.js';
 import { quote, type Sql } from '../sql/queries.js';
-import { TOTAL, countedColumns, literal } from '../sql/count-keys.js';
+import { TOTAL, countedColumns, literal, metaKey, recountStatements, triggersSignature } from '../sql/count-keys.js';
+import { READ_META, WRITE_META } from '../sql/meta.js';
+import type { Connection } from './sqlite-ops.js';
 
 /**
  * Why, as on PostgreSQL (src/store/postgres/row-counts.ts): an offset page's exact total was a COUNT(*) each time a
@@ -52,12 +54,13 @@ export function triggerStatements(r: CompiledResource): string[] {
     const when = columns.map((c) => `OLD.${quote(c)} IS NOT NEW.${quote(c)}`).join(' OR ');
     statements.push(`CREATE TRIGGER ${triggerName(r.table, 'update')} AFTER UPDATE ON ${t} WHEN ${when} BEGIN ${add(pairs, true)} END`);
   }
-  statements.push(`DELETE FROM canon_counts WHERE table_name = ${name}`);
-  statements.push(`INSERT INTO canon_counts (table_name, key, n) SELECT ${name}, ${literal(TOTAL)}, COUNT(*) FROM ${t}`);
-  for (const c of columns) {
-    statements.push(
-      `INSERT INTO canon_counts (table_name, key, n) SELECT ${name}, ${literal(`${c}=`)} || ${quote(c)}, COUNT(*) FROM ${t} WHERE ${quote(c)} IS NOT NULL GROUP BY ${quote(c)}`,
-    );
-  }
-  return statements;
+  return [...statements, ...recountStatements(r)];
+}
+
+/** (Re)creates `r`'s triggers and counts when what they were made for changed; inside the migration's transaction. */
+export function migrateCounts(conn: Connection, r: CompiledResource): void {
+  const signature = triggersSignature(r);
+  if (conn.stmt(READ_META).pluck().get(metaKey(r)) === signature) return;
+  for (const statement of triggerStatements(r)) conn.db.exec(statement);
+  conn.stmt(WRITE_META).run(metaKey(r), signature);
 }

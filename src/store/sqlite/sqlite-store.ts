@@ -29,8 +29,7 @@ import { RecordCache } from '../record-cache.js';
 import { ListCache } from '../list-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { BUSY_TIMEOUT_MS, GroupCommit, sqliteBusy } from './group-commit.js';
-import { COUNTS_TABLE, triggerStatements } from './row-counts.js';
-import { metaKey, triggersSignature } from '../sql/count-keys.js';
+import { COUNTS_TABLE, migrateCounts } from './row-counts.js';
 
 /**
  * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
@@ -150,7 +149,7 @@ export class SqliteStore implements Store {
         for (const c of r.columns) if (!existing.has(c.name)) db.exec(addColumn(r, c));
         for (const ix of indexes(r)) db.exec(ix);
         this.migrateSearch(r);
-        this.migrateCounts(r);
+        migrateCounts(this.writer, r);
       }
     });
     try {
@@ -188,14 +187,6 @@ export class SqliteStore implements Store {
     db.exec(index.table);
     for (const s of index.statements) db.exec(s);
     this.writer.stmt(`INSERT INTO ${quote(name)}(${quote(name)}) VALUES ('rebuild')`).run();
-  }
-
-  /** (Re)creates the kept counts' triggers and counts when what they were made for changed (src/store/sqlite/row-counts.ts). */
-  private migrateCounts(r: CompiledResource): void {
-    const signature = triggersSignature(r);
-    if (this.writer.stmt(READ_META).pluck().get(metaKey(r)) === signature) return;
-    for (const statement of triggerStatements(r)) this.writer.db.exec(statement);
-    this.writer.stmt('INSERT INTO canon_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(metaKey(r), signature);
   }
 
   private dropSearch(name: string): void {
