@@ -3,7 +3,7 @@ import type { CompiledResource } from '../../model/compile.js';
 import { quote, type Sql } from '../sql/queries.js';
 import { TOTAL, countedColumns, literal, metaKey, recountStatements, triggersSignature } from '../sql/count-keys.js';
 import { READ_META, WRITE_META } from '../sql/meta.js';
-import type { Connection } from './sqlite-ops.js';
+import type Database from 'better-sqlite3';
 
 /**
  * Why, as on PostgreSQL (src/store/postgres/row-counts.ts): an offset page's exact total was a COUNT(*) each time a
@@ -57,8 +57,14 @@ export function triggerStatements(r: CompiledResource): string[] {
   return [...statements, ...recountStatements(r)];
 }
 
+/** What the migration needs of the write connection (sqlite-ops.ts Connection, whose module imports this one). */
+interface WriteConnection {
+  readonly db: { exec(sql: string): unknown };
+  stmt(sql: string): Database.Statement;
+}
+
 /** (Re)creates `r`'s triggers and counts when what they were made for changed; inside the migration's transaction. */
-export function migrateCounts(conn: Connection, r: CompiledResource): void {
+export function migrateCounts(conn: WriteConnection, r: CompiledResource): void {
   const signature = triggersSignature(r);
   if (conn.stmt(READ_META).pluck().get(metaKey(r)) === signature) return;
   for (const statement of triggerStatements(r)) conn.db.exec(statement);
