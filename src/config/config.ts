@@ -37,8 +37,9 @@ export interface Config {
   /** Connections per process to PostgreSQL. */
   dbPoolSize: number;
   /**
-   * SQLite's `synchronous` pragma: `full` fsyncs the WAL at every commit, so an acknowledged write survives
-   * an OS crash or power loss (as PostgreSQL's default commit does); `normal` only survives a process crash.
+   * SQLite's durability: `full` syncs the WAL after every commit group before its writers are answered (off the
+   * event loop: src/store/sqlite/wal-sync.ts), so an acknowledged write survives an OS crash or power loss (as
+   * PostgreSQL's default commit does); `normal` only survives a process crash.
    */
   sqliteSynchronous: 'full' | 'normal';
   /** PostgreSQL: name the most used statements so each connection prepares them once (off behind PgBouncer < 1.21 in transaction mode). */

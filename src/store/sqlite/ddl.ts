@@ -70,19 +70,30 @@ export function ftsTable(resource: CompiledResource): string {
  * An external-content FTS5 index over the searchable fields, kept in step by triggers
  * (https://sqlite.org/fts5.html#external_content_tables); diacritics fold so "cafe" finds "café".
  */
-export function searchIndex(resource: CompiledResource): { table: string; statements: string[] } {
+export function searchIndex(resource: CompiledResource): { table: string; triggers: Array<{ name: string; sql: string }> } {
   const t = quote(resource.table);
   const fts = ftsTable(resource);
   const f = quote(fts);
   const cols = resource.searchable.map(quote).join(', ');
   const newCols = resource.searchable.map((c) => `new.${quote(c)}`).join(', ');
   const oldCols = resource.searchable.map((c) => `old.${quote(c)}`).join(', ');
+  const changed = resource.searchable.map((c) => `old.${quote(c)} IS NOT new.${quote(c)}`).join(' OR ');
+  const trigger = (suffix: string, body: string): { name: string; sql: string } => {
+    const name = `${fts}_${suffix}`;
+    // As SQLite keeps it in sqlite_master (without IF NOT EXISTS): a migration compares the two.
+    return { name, sql: `CREATE TRIGGER ${quote(name)} ${body}` };
+  };
   return {
     table: `CREATE VIRTUAL TABLE ${f} USING fts5(${cols}, content=${quote(resource.table)}, content_rowid='rid', tokenize='unicode61 remove_diacritics 2')`,
-    statements: [
-      `CREATE TRIGGER IF NOT EXISTS ${quote(`${fts}_ai`)} AFTER INSERT ON ${t} BEGIN INSERT INTO ${f}(rowid, ${cols}) VALUES (new.rid, ${newCols}); END`,
-      `CREATE TRIGGER IF NOT EXISTS ${quote(`${fts}_ad`)} AFTER DELETE ON ${t} BEGIN INSERT INTO ${f}(${f}, rowid, ${cols}) VALUES ('delete', old.rid, ${oldCols}); END`,
-      `CREATE TRIGGER IF NOT EXISTS ${quote(`${fts}_au`)} AFTER UPDATE ON ${t} BEGIN INSERT INTO ${f}(${f}, rowid, ${cols}) VALUES ('delete', old.rid, ${oldCols}); INSERT INTO ${f}(rowid, ${cols}) VALUES (new.rid, ${newCols}); END`,
+    triggers: [
+      trigger('ai', `AFTER INSERT ON ${t} BEGIN INSERT INTO ${f}(rowid, ${cols}) VALUES (new.rid, ${newCols}); END`),
+      trigger('ad', `AFTER DELETE ON ${t} BEGIN INSERT INTO ${f}(${f}, rowid, ${cols}) VALUES ('delete', old.rid, ${oldCols}); END`),
+      // Only when a searchable column changed: a price update re-indexed the unchanged text (measured, 12,000
+      // products: 50 µs an update with it, 11–16 µs without). `IS NOT`: NULL to text is a change.
+      trigger(
+        'au',
+        `AFTER UPDATE ON ${t} WHEN ${changed} BEGIN INSERT INTO ${f}(${f}, rowid, ${cols}) VALUES ('delete', old.rid, ${oldCols}); INSERT INTO ${f}(rowid, ${cols}) VALUES (new.rid, ${newCols}); END`,
+      ),
     ],
   };
 }

@@ -31,8 +31,9 @@ interface Member {
  * whatever else they cost. Writes that arrive while a transaction runs now wait for it as before (the
  * store has one write connection), then run one after another inside one transaction, each in a savepoint:
  * a member that throws is rolled back to its savepoint alone and its caller gets its error at once; the
- * others are answered only after the group's COMMIT returned, so nothing is acknowledged before it is on
- * disk — durability is exactly as before, fewer fsyncs carry it (https://sqlite.org/lang_savepoint.html).
+ * others are answered only after the group's COMMIT returned and the WAL was synced (wal-sync.ts: off the event
+ * loop, the write lock already free for the next group), so nothing is acknowledged before it is on disk —
+ * durability is exactly as before, fewer fsyncs carry it (https://sqlite.org/lang_savepoint.html).
  *
  * The order is the queue's, and a member sees its predecessors' writes, as it would had they committed
  * first. If SQLite itself ends the transaction (an I/O error or a full disk roll it back whole), every
@@ -60,6 +61,12 @@ export class GroupCommit {
      * refused with StoreBusy; null when no other connection can hold it (`:memory:`): a plain BEGIN IMMEDIATE.
      */
     private readonly busyTimeoutMs: number | null = BUSY_TIMEOUT_MS,
+    /**
+     * Resolves once what was committed before the call is on disk (src/store/sqlite/wal-sync.ts); null when COMMIT
+     * itself is as durable as the store promises (`:memory:`, `synchronous=normal`). Members are answered after it,
+     * with the write lock already free for the next group.
+     */
+    private readonly durable: (() => Promise<void>) | null = null,
     private readonly maxMembers = 64,
   ) {}
 
@@ -89,7 +96,11 @@ export class GroupCommit {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, this.maxMembers);
         try {
-          await this.exclusive(() => this.runGroup(group));
+          let committed: Array<{ member: Member; value: unknown }> = [];
+          await this.exclusive(async () => {
+            committed = await this.runGroup(group);
+          });
+          this.answer(committed);
         } catch (err) {
           // Only a failing ROLLBACK gets here: end what is left of the transaction and answer everyone
           // (settling a member twice does nothing), rather than leave a caller waiting forever.
@@ -101,7 +112,25 @@ export class GroupCommit {
     }
   }
 
-  private async runGroup(group: Member[]): Promise<void> {
+  /** Answers the members a COMMIT kept, once it is durable (see `durable`); a failed sync refuses them all. */
+  private answer(committed: ReadonlyArray<{ member: Member; value: unknown }>): void {
+    if (committed.length === 0) return;
+    if (this.durable === null) {
+      for (const d of committed) d.member.resolve(d.value);
+      return;
+    }
+    this.durable().then(
+      () => {
+        for (const d of committed) d.member.resolve(d.value);
+      },
+      (err: unknown) => {
+        for (const d of committed) d.member.reject(err);
+      },
+    );
+  }
+
+  /** The members whose work the group's COMMIT kept, to be answered by `answer`; the others are refused here. */
+  private async runGroup(group: Member[]): Promise<Array<{ member: Member; value: unknown }>> {
     const { conn, hooks } = this;
     // Rows this connection inserted, updated or deleted so far, triggers included (https://sqlite.org/lang_corefunc.html#total_changes):
     // compared after the COMMIT. A member undone by its savepoint still counts, which only empties caches needlessly.
@@ -111,7 +140,7 @@ export class GroupCommit {
       await this.begin(group[0]!.arrived);
     } catch (err) {
       for (const m of group) m.reject(err);
-      return;
+      return [];
     }
     hooks.begin();
     const done: Array<{ member: Member; value: unknown }> = [];
@@ -129,7 +158,7 @@ export class GroupCommit {
           // The member was alone, or SQLite rolled the whole transaction back: nothing of it is left.
           this.abandon([member, ...done.map((d) => d.member)], err);
           this.queue.unshift(...group.slice(i + 1));
-          return;
+          return [];
         }
         conn.stmt('ROLLBACK TO canon_group_member').run();
         conn.stmt('RELEASE canon_group_member').run();
@@ -144,11 +173,16 @@ export class GroupCommit {
         done.map((d) => d.member),
         err,
       );
-      return;
+      return [];
     }
     hooks.commit();
-    if (this.changes() !== changesBefore) this.committed();
+    if (this.changes() !== changesBefore) {
+      this.committed();
+      return done;
+    }
+    // Nothing written (the embedded worker's polls finding no work): nothing to wait for on disk.
     for (const d of done) d.member.resolve(d.value);
+    return [];
   }
 
   /**

@@ -1,7 +1,7 @@
 // The SQLite store (better-sqlite3, WAL): a write connection serialised by a mutex, a read connection for committed reads.
 import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { CompiledModel, CompiledResource } from '../../model/compile.js';
+import type { CompiledModel } from '../../model/compile.js';
 import { Mutex } from '../mutex.js';
 import { openDatabase } from './native-handles.js';
 import { Connection, SharedPages, SqliteOps } from './sqlite-ops.js';
@@ -24,12 +24,14 @@ import { IdempotencyDirectory } from './idempotency-directory.js';
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META } from '../sql/meta.js';
 import { CREDENTIAL_EPOCH_TABLE, READ_CREDENTIAL_EPOCH, SEED_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { purgeEventsSql } from '../sql/events.js';
-import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, ftsTable, indexes, quote, searchIndex } from './ddl.js';
+import { EVENTS_TABLE, EVENT_INDEXES, addColumn, createTable, indexes, quote } from './ddl.js';
+import { migrateSearch } from './search-migration.js';
 import { RecordCache } from '../record-cache.js';
 import { ListCache } from '../list-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { BUSY_TIMEOUT_MS, GroupCommit, sqliteBusy } from './group-commit.js';
 import { COUNTS_TABLE, migrateCounts } from './row-counts.js';
+import { WalSync } from './wal-sync.js';
 
 /**
  * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
@@ -75,6 +77,8 @@ export class SqliteStore implements Store {
   /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read. */
   private readonly pages: ListCache | undefined;
   private readonly group: GroupCommit;
+  /** Syncs the WAL before writers are answered (`synchronous: 'full'` on a file); undefined otherwise. */
+  private readonly walSync: WalSync | undefined;
   /** Moves on every change the record cache must see: our commits, and other processes' (see changeStamp). */
   private commits = 0;
   private dataVersion: number | undefined;
@@ -98,7 +102,9 @@ export class SqliteStore implements Store {
     const busyTimeout = `PRAGMA busy_timeout = ${busyTimeoutMs}`;
     db.exec(busyTimeout);
     db.exec('PRAGMA journal_mode = WAL');
-    db.exec(`PRAGMA synchronous = ${options.synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+    // FULL's sync happens outside SQLite, off the event loop, before a writer is answered (wal-sync.ts).
+    db.exec('PRAGMA synchronous = NORMAL');
+    this.walSync = this.memory || options.synchronous === 'normal' ? undefined : new WalSync(`${options.path}-wal`);
     this.writer = new Connection(db);
     if (this.memory) {
       this.reader = this.writer;
@@ -119,13 +125,19 @@ export class SqliteStore implements Store {
       (body) => this.mutex.run(body),
       () => this.commits++,
       this.memory ? null : busyTimeoutMs,
+      this.walSync === undefined ? null : () => this.walSync!.afterCommit(),
     );
     this.readOps = new SqliteOps(this.reader, model, this.idempotency, this.pageReads);
   }
 
-  /** The `synchronous` pragma in force on the write connection (2 FULL, 1 NORMAL), for diagnostics and tests. */
+  /** The `synchronous` pragma in force on the write connection (1 NORMAL: FULL's sync is the store's, see walSyncs). */
   get synchronous(): number {
     return Number(this.writer.stmt('PRAGMA synchronous').pluck().get());
+  }
+
+  /** How many times the WAL was synced before writers were answered (wal-sync.ts); undefined when nothing is synced (`normal`, `:memory:`). */
+  get walSyncs(): number | undefined {
+    return this.walSync?.completed;
   }
 
   async migrate(model: CompiledModel): Promise<void> {
@@ -148,12 +160,13 @@ export class SqliteStore implements Store {
         // Additive changes only: new columns are added; nothing is dropped or retyped on start.
         for (const c of r.columns) if (!existing.has(c.name)) db.exec(addColumn(r, c));
         for (const ix of indexes(r)) db.exec(ix);
-        this.migrateSearch(r);
+        migrateSearch(this.writer, r);
         migrateCounts(this.writer, r);
       }
     });
     try {
       migration.immediate();
+      this.walSync?.syncNow();
     } catch (err) {
       // The write lock still held elsewhere after the busy timeout: nothing was changed, and the start may try again
       // (src/runtime/while-busy.ts).
@@ -170,29 +183,6 @@ export class SqliteStore implements Store {
     const db = this.writer.db;
     const statements = this.writer.stmt(SQLITE_IDEMPOTENCY_HAS_UNIQUE_INDEX).get() ? sqliteIdempotencyWithoutUniqueIndex() : [idempotencyTable('seq INTEGER PRIMARY KEY', false)];
     for (const sql of statements) db.exec(sql);
-  }
-
-  /** (Re)creates the full-text index when the searchable fields changed, rebuilding it from the table. */
-  private migrateSearch(r: CompiledResource): void {
-    const db = this.writer.db;
-    const name = ftsTable(r);
-    const existing = (this.writer.stmt("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) as { sql: string } | undefined)?.sql;
-    if (r.searchable.length === 0) {
-      if (existing) this.dropSearch(name);
-      return;
-    }
-    const index = searchIndex(r);
-    if (existing === index.table) return;
-    if (existing) this.dropSearch(name);
-    db.exec(index.table);
-    for (const s of index.statements) db.exec(s);
-    this.writer.stmt(`INSERT INTO ${quote(name)}(${quote(name)}) VALUES ('rebuild')`).run();
-  }
-
-  private dropSearch(name: string): void {
-    const db = this.writer.db;
-    for (const suffix of ['ai', 'ad', 'au']) db.exec(`DROP TRIGGER IF EXISTS ${quote(`${name}_${suffix}`)}`);
-    db.exec(`DROP TABLE IF EXISTS ${quote(name)}`);
   }
 
   /**
@@ -389,9 +379,12 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    // Writers already committed are answered first (their WAL sync), before the files close.
+    await this.walSync?.settled();
     await this.mutex.run(async () => {
       if (this.reader !== this.writer) this.reader.db.close();
       this.writer.db.close();
+      this.walSync?.close();
     });
   }
 }

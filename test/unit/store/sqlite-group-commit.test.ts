@@ -48,7 +48,10 @@ describe('SQLite group commit', () => {
   });
 
   let n = 0;
-  function setUp(busyTimeoutMs?: number): { db: Database.Database; other: Database.Database; group: GroupCommit; hooks: RecordingHooks; commits: () => number } {
+  function setUp(
+    busyTimeoutMs?: number,
+    durable?: () => Promise<void>,
+  ): { db: Database.Database; other: Database.Database; group: GroupCommit; hooks: RecordingHooks; commits: () => number } {
     file = path.join(dir, `g${n++}.db`);
     const db = openDatabase(file);
     db.exec('PRAGMA journal_mode = WAL');
@@ -63,6 +66,7 @@ describe('SQLite group commit', () => {
       (body) => mutex.run(body),
       () => commits++,
       busyTimeoutMs,
+      durable ?? null,
     );
     return { db, other, group, hooks, commits: () => commits };
   }
@@ -241,5 +245,63 @@ describe('SQLite group commit', () => {
     assert.ok(performance.now() - started >= 90, 'it waited for the lock');
     writer.close();
     db.close();
+  });
+
+  /** A stand-in for the WAL's sync (wal-sync.ts) that the test finishes by hand. */
+  function manualSync(): { durable: () => Promise<void>; asked: () => number; finish: (err?: Error) => void } {
+    const waiting: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+    let asked = 0;
+    return {
+      durable: () =>
+        new Promise<void>((resolve, reject) => {
+          asked++;
+          waiting.push({ resolve, reject });
+        }),
+      asked: () => asked,
+      finish: (err) => {
+        for (const w of waiting.splice(0)) {
+          if (err) w.reject(err);
+          else w.resolve();
+        }
+      },
+    };
+  }
+  const settled = async (p: Promise<unknown>): Promise<boolean> => {
+    let done = false;
+    p.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+    return done;
+  };
+
+  it('writers are answered only once the commit is durable, and the write lock is free meanwhile: the next group commits while the first waits', async () => {
+    const sync = manualSync();
+    const { db, other, group } = setUp(undefined, sync.durable);
+    const first = group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run('a').changes);
+    assert.equal(await settled(first), false, 'answered before the sync finished');
+    assert.equal(count(other), 1, 'committed (visible to readers) before it is durable');
+    assert.equal(sync.asked(), 1);
+    const second = group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run('b').changes);
+    assert.equal(await settled(second), false);
+    assert.equal(count(other), 2, 'the second group committed while the first waited for its sync');
+    sync.finish();
+    assert.deepEqual(await Promise.all([first, second]), [1, 1]);
+    db.close();
+    other.close();
+  });
+
+  it('a failed sync refuses the writers of the commits it was to cover; a group that changed nothing does not wait for a sync', async () => {
+    const sync = manualSync();
+    const { db, other, group } = setUp(undefined, sync.durable);
+    const write = group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run('a'));
+    await settled(write);
+    sync.finish(new Error('EIO: the disk failed'));
+    await assert.rejects(write, /EIO/);
+    assert.equal((await group.run(async () => prepare(db, 'SELECT COUNT(*) AS n FROM t').get())) !== undefined, true);
+    assert.equal(sync.asked(), 1, 'a read-only group asked for no sync');
+    db.close();
+    other.close();
   });
 });
