@@ -30,6 +30,7 @@ import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import type { RecordCache } from '../record-cache.js';
 import { countSql } from './row-counts.js';
 import { countKeys } from '../sql/count-keys.js';
+import { PipelinedTx } from './pipelined-tx.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
@@ -40,7 +41,10 @@ const TOTAL_COLUMN = '_canon_total';
 /** Row locks by purpose (see LockMode): NO KEY UPDATE for changes, so references (KEY SHARE) never wait on them. */
 const ROW_LOCKS: Record<LockMode, string> = { update: 'FOR NO KEY UPDATE', delete: 'FOR UPDATE', reference: 'FOR KEY SHARE' };
 
-export type Queryable = pg.Pool | pg.PoolClient;
+/** The pool (plain reads), a transaction's statements (PipelinedTx), or one connection (the migration). */
+export interface Queryable {
+  query(config: pg.QueryConfig<unknown[]> | string, values?: unknown[]): Promise<pg.QueryResult>;
+}
 
 /** Records as rows, in chunks whose parameters stay under the protocol's 65,535, each with its flat parameters. */
 function* rowChunks(r: CompiledResource, records: readonly StoredRecord[]): Generator<{ cols: string[]; chunk: Row[]; params: unknown[] }> {
@@ -52,6 +56,13 @@ function* rowChunks(r: CompiledResource, records: readonly StoredRecord[]): Gene
     yield { cols, chunk, params: chunk.flatMap((row) => cols.map((c) => row[c])) };
   }
 }
+
+/**
+ * Text PostgreSQL reads as a uuid (its uuid_in: 32 hex digits in either case, a hyphen allowed after any four of
+ * them but the last, the whole optionally in braces), so that any other id is known to name nothing without asking.
+ */
+const PG_UUID = /^(?:\{[0-9a-f]{4}(?:-?[0-9a-f]{4}){7}\}|[0-9a-f]{4}(?:-?[0-9a-f]{4}){7})$/i;
+export const pgUuid = (text: string): boolean => PG_UUID.test(text);
 
 /** A row as `kept` holds it when it is the same row (same id, version and update time under one snapshot), else decoded and kept. */
 function keptRow(r: CompiledResource, row: Row, kept: RecordCache): StoredRecord {
@@ -89,17 +100,15 @@ export class PgOps implements Tx {
     return this.byId(resource, id, '');
   }
 
-  /** One record by id, `suffix` being a row lock or nothing; an id that is not a UUID names no record. */
+  /**
+   * One record by id, `suffix` being a row lock or nothing; an id that is not a UUID names no record. Told before
+   * asking: PostgreSQL's refusal (22P02) would abort the transaction the read is in, and every statement after it.
+   */
   private async byId(resource: string, id: string, suffix: string): Promise<StoredRecord | null> {
     const r = this.resource(resource);
-    try {
-      const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ?${suffix}`, [id]);
-      return row ? fromRow(r, row, pgCodec) : null;
-    } catch (err) {
-      // Not a UUID: no object can have that id.
-      if ((err as { code?: string }).code === '22P02') return null;
-      throw err;
-    }
+    if (!pgUuid(id)) return null;
+    const [row] = await this.rows(`SELECT ${columnList(r)} FROM ${quote(r.table)} WHERE id = ?${suffix}`, [id]);
+    return row ? fromRow(r, row, pgCodec) : null;
   }
 
   async getMany(resource: string, ids: readonly string[]): Promise<StoredRecord[]> {
@@ -193,13 +202,9 @@ export class PgOps implements Tx {
   }
 
   async findEvent(id: string): Promise<StoredEvent | null> {
-    try {
-      const [row] = await this.rows(`SELECT ${EVENT_COLUMNS} FROM canon_events WHERE id = ? AND commit_sequence IS NOT NULL`, [id]);
-      return row ? eventFromRow(row, pgCodec) : null;
-    } catch (err) {
-      if ((err as { code?: string }).code === '22P02') return null;
-      throw err;
-    }
+    if (!pgUuid(id)) return null;
+    const [row] = await this.rows(`SELECT ${EVENT_COLUMNS} FROM canon_events WHERE id = ? AND commit_sequence IS NOT NULL`, [id]);
+    return row ? eventFromRow(row, pgCodec) : null;
   }
 
   async lastEventSequence(): Promise<number> {
@@ -278,7 +283,9 @@ export class PgOps implements Tx {
   /** Unstamped: the sequencer numbers it once committed (src/store/postgres/event-sequencer.ts). */
   async appendEvent(e: EventRecord): Promise<void> {
     this.appended = true;
-    await this.db.query(numbered(INSERT_EVENT), eventParams(e));
+    // In a transaction, sent with the next statement or the COMMIT: nothing reads its result (pipelined-tx.ts).
+    if (this.db instanceof PipelinedTx) this.db.deferred(numbered(INSERT_EVENT), eventParams(e));
+    else await this.db.query(numbered(INSERT_EVENT), eventParams(e));
   }
 
   async findIdempotency(scopeKey: string): Promise<IdempotencyRecord | null> {

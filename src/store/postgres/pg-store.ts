@@ -28,6 +28,7 @@ import { EpochReader } from './epoch-reader.js';
 import { PgOps } from './pg-ops.js';
 import { ChannelListener } from './channel-listener.js';
 import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer.js';
+import { PipelinedTx } from './pipelined-tx.js';
 import { purgeEventsSql } from '../sql/events.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
@@ -91,7 +92,8 @@ export class PgStore implements Store {
     this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS);
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
     const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
-    this.pool = new pg.Pool({ ...connection, max: options.max ?? 10 });
+    // Pipeline mode: a transaction's BEGIN and its event go out with other statements (src/store/postgres/pipelined-tx.ts).
+    this.pool = new pg.Pool({ ...connection, max: options.max ?? 10, pipeline: true });
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
     this.reads = new PgOps(this.pool, () => this.requireModel(), this.statements, true);
@@ -288,17 +290,17 @@ export class PgStore implements Store {
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
+      const tx = new PipelinedTx(client);
       try {
-        await client.query('BEGIN');
-        const ops = new PgOps(client, () => this.requireModel(), this.statements);
+        const ops = new PgOps(tx, () => this.requireModel(), this.statements);
         const result = await fn(ops);
-        await client.query('COMMIT');
+        await tx.commit();
         if (ops.bumpedTo !== undefined) this.epoch.seen(ops.bumpedTo);
         // Off the request path: the caller's events become readable once stamped (a failure is left to the sweep).
         if (ops.appended) this.sequencer.run().catch(() => undefined);
         return result;
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        await tx.rollback().catch(() => undefined);
         if (!retryable(err)) throw err;
         if (attempt >= MAX_ATTEMPTS) throw new StoreBusy(attempt, err);
         await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
