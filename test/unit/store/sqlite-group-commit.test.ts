@@ -276,18 +276,24 @@ describe('SQLite group commit', () => {
     return done;
   };
 
-  it('writers are answered only once the commit is durable, and the write lock is free meanwhile: the next group commits while the first waits', async () => {
+  it('writers are answered only once the commit is durable; the next group waits for that sync, gathering the writes that arrive meanwhile, while the event loop runs on', async () => {
     const sync = manualSync();
-    const { db, other, group } = setUp(undefined, sync.durable);
+    const { db, other, group, commits } = setUp(undefined, sync.durable);
     const first = group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run('a').changes);
     assert.equal(await settled(first), false, 'answered before the sync finished');
     assert.equal(count(other), 1, 'committed (visible to readers) before it is durable');
     assert.equal(sync.asked(), 1);
-    const second = group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run('b').changes);
-    assert.equal(await settled(second), false);
-    assert.equal(count(other), 2, 'the second group committed while the first waited for its sync');
+    const later = ['b', 'c'].map((k) => group.run(async () => prepare(db, 'INSERT INTO t (k) VALUES (?)').run(k).changes));
+    assert.equal(await settled(later[0]!), false);
+    assert.equal(count(other), 1, 'the writes that came during the sync wait for it');
     sync.finish();
-    assert.deepEqual(await Promise.all([first, second]), [1, 1]);
+    assert.equal(await first, 1);
+    assert.equal(await settled(later[1]!), false, 'their own commit is not durable yet');
+    assert.equal(count(other), 3);
+    assert.equal(commits(), 2, 'the two later writes shared one COMMIT');
+    assert.equal(sync.asked(), 2);
+    sync.finish();
+    assert.deepEqual(await Promise.all(later), [1, 1]);
     db.close();
     other.close();
   });
