@@ -64,7 +64,7 @@ export class GroupCommit {
     /**
      * Resolves once what was committed before the call is on disk (src/store/sqlite/wal-sync.ts); null when COMMIT
      * itself is as durable as the store promises (`:memory:`, `synchronous=normal`). Members are answered after it,
-     * with the write lock already free for the next group.
+     * and the next group after that (the event loop runs on meanwhile).
      */
     private readonly durable: (() => Promise<void>) | null = null,
     private readonly maxMembers = 64,
