@@ -1,5 +1,6 @@
 // Makes SQLite's commits durable off the event loop: the write-ahead log synced by libuv's thread pool after COMMIT, shared by every commit made before the sync began.
 import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 /**
  * With `synchronous=FULL` SQLite fsyncs the WAL inside COMMIT, and better-sqlite3 calls are synchronous: the event
@@ -27,7 +28,12 @@ export class WalSync {
   private next: Promise<void> | undefined;
   private syncs = 0;
 
-  constructor(private readonly walPath: string) {}
+  /** Resolved now: SQLite resolved the database's path when it opened it, and the descriptor opens later (a chdir between would miss it). */
+  private readonly walPath: string;
+
+  constructor(walPath: string) {
+    this.walPath = resolve(walPath);
+  }
 
   /** Resolves once a sync that began after this call has finished: everything committed before the call is on disk. */
   afterCommit(): Promise<void> {
