@@ -12,8 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { productRecord } from './lib/canon.mjs';
+import { openCanonStore, productRecord } from './lib/canon.mjs';
 import { intFromEnv, RESULTS_DIR, ROOT, fmt } from './lib/options.mjs';
 import { createDatabase, dropDatabase, withClient } from './lib/pg.mjs';
 import { runMain } from './lib/processes.mjs';
@@ -24,17 +23,6 @@ const REPEATS = intFromEnv('BENCH_REPEATS', 4, 1, 20);
 const SECONDS = intFromEnv('BENCH_DURATION', 3, 1, 60);
 const LOOPS = intFromEnv('BENCH_CONNECTIONS', 32, 1, 256);
 const RESULTS_FILE = path.join(RESULTS_DIR, 'pg-writes.json');
-
-async function storeOf(root, url) {
-  const load = (p) => import(pathToFileURL(path.join(root, 'dist', p)).href);
-  const { PgStore } = await load('src/store/postgres/pg-store.js');
-  const { compileModel } = await load('src/model/compile.js');
-  const { withPlatform } = await load('src/runtime/compose.js');
-  const { commerce } = await load('examples/commerce/index.js');
-  const store = new PgStore({ connectionString: url, max: 10, listCache: false });
-  await store.migrate(compileModel(withPlatform(commerce)));
-  return store;
-}
 
 /** One run: LOOPS concurrent create transactions for SECONDS; transactions per second and CPU µs per transaction. */
 async function measure(store, dbName) {
@@ -80,7 +68,8 @@ async function main() {
   if (!BASE_ROOT) throw new Error('BENCH_BASE_ROOT (a built worktree of an earlier commit) is required: the run compares this build with it');
   const db = await createDatabase();
   try {
-    const builds = { now: await storeOf(ROOT, db.url), before: await storeOf(BASE_ROOT, db.url) };
+    const open = (root) => openCanonStore(db.url, { root, max: 10, listCache: false });
+    const builds = { now: await open(ROOT), before: await open(BASE_ROOT) };
     console.log(`bench: pg-writes: ${LOOPS} loops of a create transaction (product + event), ${SECONDS} s per run, ${REPEATS} repeats, this build against ${BASE_ROOT}`);
     // Each build's modules are their own: both are warmed up (JIT, prepared statements) before anything counts.
     for (const key of ['before', 'now']) await measure(builds[key], db.name);

@@ -136,22 +136,26 @@ export async function registerEndpoint(base, headers, url, events = ['*']) {
   return { id: json.id, secret: json.secret };
 }
 
-const dist = (file) => import(pathToFileURL(path.join(ROOT, 'dist/src', file)).href);
+/** A module of the build under `root` (this checkout, or a built worktree of an earlier commit). */
+const dist = (file, root = ROOT) => import(pathToFileURL(path.join(root, 'dist/src', file)).href);
 
-/** Opens Canon's own store on `databaseUrl` (sqlite:… or postgres://…) with the reference model, migrated; `listCache: false` as CANON_LIST_CACHE=off. */
-export async function openCanonStore(databaseUrl, { listCache = true } = {}) {
-  assertBuilt();
-  const { compileModel } = await dist('model/compile.js');
-  const { withPlatform } = await dist('runtime/compose.js');
-  const { commerce } = await import(pathToFileURL(path.join(ROOT, 'dist/examples/commerce/index.js')).href);
+/**
+ * Opens Canon's own store on `databaseUrl` (sqlite:… or postgres://…) with the reference model, migrated; `listCache:
+ * false` as CANON_LIST_CACHE=off; `root`: whose build (default this checkout's); `max`: PostgreSQL's pool size.
+ */
+export async function openCanonStore(databaseUrl, { listCache = true, root = ROOT, max = 2 } = {}) {
+  if (root === ROOT) assertBuilt();
+  const { compileModel } = await dist('model/compile.js', root);
+  const { withPlatform } = await dist('runtime/compose.js', root);
+  const { commerce } = await import(pathToFileURL(path.join(root, 'dist/examples/commerce/index.js')).href);
   const model = compileModel(withPlatform(commerce));
   let store;
   if (databaseUrl.startsWith('sqlite:')) {
-    const { SqliteStore } = await dist('store/sqlite/sqlite-store.js');
+    const { SqliteStore } = await dist('store/sqlite/sqlite-store.js', root);
     store = new SqliteStore({ path: databaseUrl.slice('sqlite:'.length), listCache });
   } else {
-    const { PgStore } = await dist('store/postgres/pg-store.js');
-    store = new PgStore({ connectionString: databaseUrl, max: 2, listCache });
+    const { PgStore } = await dist('store/postgres/pg-store.js', root);
+    store = new PgStore({ connectionString: databaseUrl, max, listCache });
   }
   await store.migrate(model);
   return store;

@@ -66,6 +66,9 @@ export function ftsTable(resource: CompiledResource): string {
   return `fts_${resource.table}`;
 }
 
+/** The index's triggers, by the suffix of their names (`<fts table>_<suffix>`): after insert, delete, update. */
+export const SEARCH_TRIGGERS = ['ai', 'ad', 'au'] as const;
+
 /**
  * An external-content FTS5 index over the searchable fields, kept in step by triggers
  * (https://sqlite.org/fts5.html#external_content_tables); diacritics fold so "cafe" finds "café".
@@ -78,7 +81,7 @@ export function searchIndex(resource: CompiledResource): { table: string; trigge
   const newCols = resource.searchable.map((c) => `new.${quote(c)}`).join(', ');
   const oldCols = resource.searchable.map((c) => `old.${quote(c)}`).join(', ');
   const changed = resource.searchable.map((c) => `old.${quote(c)} IS NOT new.${quote(c)}`).join(' OR ');
-  const trigger = (suffix: string, body: string): { name: string; sql: string } => {
+  const trigger = (suffix: (typeof SEARCH_TRIGGERS)[number], body: string): { name: string; sql: string } => {
     const name = `${fts}_${suffix}`;
     // As SQLite keeps it in sqlite_master (without IF NOT EXISTS): a migration compares the two.
     return { name, sql: `CREATE TRIGGER ${quote(name)} ${body}` };

@@ -3,7 +3,7 @@ import type { CompiledResource } from '../../model/compile.js';
 import { quote, type Sql } from '../sql/queries.js';
 import { TOTAL, countedColumns, literal, metaKey, recountStatements, triggersSignature } from '../sql/count-keys.js';
 import { READ_META, WRITE_META } from '../sql/meta.js';
-import type Database from 'better-sqlite3';
+import type { WriteConnection } from './write-connection.js';
 
 /**
  * Why, as on PostgreSQL (src/store/postgres/row-counts.ts): an offset page's exact total was a COUNT(*) each time a
@@ -55,12 +55,6 @@ export function triggerStatements(r: CompiledResource): string[] {
     statements.push(`CREATE TRIGGER ${triggerName(r.table, 'update')} AFTER UPDATE ON ${t} WHEN ${when} BEGIN ${add(pairs, true)} END`);
   }
   return [...statements, ...recountStatements(r)];
-}
-
-/** What the migration needs of the write connection (sqlite-ops.ts Connection, whose module imports this one). */
-interface WriteConnection {
-  readonly db: { exec(sql: string): unknown };
-  stmt(sql: string): Database.Statement;
 }
 
 /** (Re)creates `r`'s triggers and counts when what they were made for changed; inside the migration's transaction. */

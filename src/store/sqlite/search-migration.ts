@@ -1,13 +1,7 @@
 // The full-text index's migration on SQLite: made when a resource gains searchable fields, rebuilt when they change, its triggers replaced when an earlier build made them otherwise.
-import type Database from 'better-sqlite3';
 import type { CompiledResource } from '../../model/compile.js';
-import { ftsTable, quote, searchIndex } from './ddl.js';
-
-/** What the migration needs of the write connection (sqlite-ops.ts's Connection, named by shape: it imports the store's modules). */
-interface WriteConnection {
-  readonly db: { exec(sql: string): unknown };
-  stmt(sql: string): Database.Statement;
-}
+import { SEARCH_TRIGGERS, ftsTable, quote, searchIndex } from './ddl.js';
+import type { WriteConnection } from './write-connection.js';
 
 /** (Re)creates `r`'s full-text index when its searchable fields changed, rebuilding it from the table; inside the migration's transaction. */
 export function migrateSearch(conn: WriteConnection, r: CompiledResource): void {
@@ -42,6 +36,6 @@ function replaceChangedTriggers(conn: WriteConnection, triggers: ReadonlyArray<{
 }
 
 function dropSearch(conn: WriteConnection, name: string): void {
-  for (const suffix of ['ai', 'ad', 'au']) conn.db.exec(`DROP TRIGGER IF EXISTS ${quote(`${name}_${suffix}`)}`);
+  for (const suffix of SEARCH_TRIGGERS) conn.db.exec(`DROP TRIGGER IF EXISTS ${quote(`${name}_${suffix}`)}`);
   conn.db.exec(`DROP TABLE IF EXISTS ${quote(name)}`);
 }
