@@ -2,7 +2,7 @@
 import type pg from 'pg';
 import type { CompiledModel, CompiledResource } from '../../model/compile.js';
 import { resourceOf, tableName } from '../../model/compile.js';
-import { GROUP_TOTAL, RANK_COLUMN, getManySql, groupsSql, inOrder, listSql, quote, sumSql, whereClause } from '../sql/queries.js';
+import { GROUP_TOTAL, RANK_COLUMN, getManySql, groupsSql, inOrder, listCountSql, listSql, quote, sumSql, whereClause, type Sql } from '../sql/queries.js';
 import {
   UniqueViolation,
   type Condition,
@@ -146,11 +146,13 @@ export class PgOps implements Tx {
    */
   async list(resource: string, query: ListQuery, kept?: () => RecordCache | undefined): Promise<ListResult> {
     const r = this.resource(resource);
-    const keys = query.withTotal && this.keptCounts ? countKeys(r, query) : undefined;
-    if (keys) return this.listCounted(r, query, keys, kept);
+    if (query.withTotal && query.search === undefined) {
+      const keys = this.keptCounts ? countKeys(r, query) : undefined;
+      return this.listCounted(r, query, keys ? countSql(r.table, keys) : listCountSql(pgDialect, r, query, tableName), kept);
+    }
     const sql = listSql(pgDialect, r, query, tableName);
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
-    // The count (offset and page styles) is sent beside the page: on the pool they run at once on two
+    // A search's count (offset and page styles) is sent beside the page: on the pool they run at once on two
     // connections, in a transaction one after the other on its client. Either way, one wait instead of two.
     const [raw, counted] = await Promise.all([this.rows(sql.page.text, sql.page.params), query.withTotal ? this.rows(sql.count.text, sql.count.params) : undefined]);
     const result = this.decoded(r, query, raw, kept);
@@ -160,12 +162,14 @@ export class PgOps implements Tx {
   }
 
   /**
-   * A page whose total the kept counts give (src/store/postgres/row-counts.ts): the sum is a column of the page's own
-   * statement, so one round trip, and the total is of the snapshot the rows are. An empty page carries no row to
-   * hold it: at the start of the order the total is then 0, further on it is read alone.
+   * An offset or page-style page with its total as a column of the page's own statement: `total` is the kept counts'
+   * sum (src/store/postgres/row-counts.ts) or the filter's COUNT(*), a scalar subquery PostgreSQL runs once. One round
+   * trip, one statement for PostgreSQL to run, and the total is of the snapshot the rows are. Against the count sent
+   * at once on a second connection (bench/uncached.mjs, random filtered pages, 3 repeats, 2026-11-29): 1.04x the
+   * pages a second at 180 against 194 µs of Canon's CPU a page. An empty page carries no row to hold the total: at the
+   * start of the order it is then 0, further on it is read alone.
    */
-  private async listCounted(r: CompiledResource, query: ListQuery, keys: string[], kept?: () => RecordCache | undefined): Promise<ListResult> {
-    const total = countSql(r.table, keys);
+  private async listCounted(r: CompiledResource, query: ListQuery, total: Sql, kept?: () => RecordCache | undefined): Promise<ListResult> {
     const sql = listSql(pgDialect, r, query, tableName, `${columnList(r)}, (${total.text}) AS ${quote(TOTAL_COLUMN)}`, total.params)!;
     const raw = await this.rows(sql.page.text, sql.page.params);
     const result = this.decoded(r, query, raw, kept);

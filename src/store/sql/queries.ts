@@ -178,6 +178,17 @@ export function sumSql(d: Dialect, resource: CompiledResource, where: Condition[
   return { text: `SELECT COALESCE(SUM(${factors.map((f) => column(resource, f)).join(' * ')}), 0) AS total FROM ${quote(resource.table)} WHERE ${w.text}`, params: w.params };
 }
 
+/** `SELECT COUNT(*) AS n` of the rows `from` and `where` give. */
+function countStatement(from: Sql, where: Sql): Sql {
+  return { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
+}
+
+/** The count listSql gives for a query without a search (its page statement not built): how many rows match its filters. */
+export function listCountSql(d: Dialect, resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): Sql {
+  if (q.search !== undefined) throw new Error('listCountSql counts a filter; a search is counted by listSql');
+  return countStatement({ text: quote(resource.table), params: [] }, whereClause(d, resource, q.where, tableOf));
+}
+
 /**
  * A list's page statement and its count. `select`: the page's select list instead of every column (never with a
  * search, whose rank the full list carries): SqliteOps.list reads a page's row versions alone first.
@@ -198,7 +209,7 @@ export function listSql(
     from = searched;
   }
   const where = whereClause(d, resource, q.where, tableOf);
-  const count: Sql = { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
+  const count = countStatement(from, where);
   // Everything after the select list: a deep offset page selects the row keys of it alone (`deferred`).
   let rest = ` FROM ${from.text} WHERE ${where.text}`;
   const params = [...selectParams, ...from.params, ...where.params];
