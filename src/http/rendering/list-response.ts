@@ -150,7 +150,7 @@ function renderPage(version: ApiVersion, r: CompiledResource, page: Page, self: 
   // the URL asks for; the rest is the envelope itself. A quarter of the input of hashing the page.
   const envelope = JSON.stringify(body);
   let items = '';
-  for (let i = 0; i < page.rows.length; i++) items += (i === 0 ? '' : ',') + itemJson(version, r, page.rows[i]!, etags[i]!, plan.fields);
+  for (let i = 0; i < page.rows.length; i++) items += (i === 0 ? '' : ',') + itemJson(version, r, page.rows[i]!, etags[i]!, plan.fields, true);
   return {
     json: `{"data":[${items}],${envelope.slice(1)}`,
     etag: pageEtagOf(`${envelope}\n${plan.fields?.join(',') ?? '*'}\n${validators}`),

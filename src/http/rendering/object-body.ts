@@ -21,19 +21,19 @@ export interface ObjectBody {
  * Rendered bodies by record, then by ETag. The ETag already names everything a body depends on besides
  * the record (its version, the API version, and the links this caller may follow), so equal tags on the
  * same record object mean equal text. Only frozen records (the store's read cache hands those out) are
- * memoised: they cannot change, and they are dropped with the record when the cache lets it go.
+ * memoised: they cannot change, and they are dropped with the record when the cache lets it go. A sparse view's
+ * text is kept under its view's key and its ETag (viewKeyOf): one Map per record, as records under churn are many.
  */
-const rendered = new WeakMap<StoredRecord, RecordTexts>();
+const rendered = new WeakMap<StoredRecord, Map<string, string | FirstText>>();
 
 /**
- * A record's kept texts: by view (`*` its whole text, else a sparse view's field list), then by ETag. Two levels
- * rather than one key joining both: the view's key is one string per plan (its hash computed once), where a joined
- * key was a new string to build and hash for every item of every page (a tenth of a sparse page's CPU, 2026-11-29).
+ * A text as rendered, not yet joined into a page a second time. Copied flat (flat-text.ts) when it is: a text sent
+ * once (a record read once before the next write replaces it) would pay the copy for nothing, one sent again saves
+ * it on every page after. A GET of the object needs no copy: the text is the whole body there, and V8 flattens a
+ * string sent whole where it lies, once.
  */
-interface RecordTexts {
-  byView: Map<string, Map<string, string>>;
-  /** Texts kept in all: at most TEXTS_PER_RECORD. */
-  count: number;
+interface FirstText {
+  text: string;
 }
 
 /**
@@ -42,19 +42,21 @@ interface RecordTexts {
  */
 const TEXTS_PER_RECORD = 8;
 
-/** A sparse view's key, `fields` joined: once per fields array (a kept plan's, src/query/plan-memo.ts, is reused for every page it plans). */
+/**
+ * A sparse view's key prefix, `fields` joined and a newline (in no ETag, which a whole text's key is): once per
+ * fields array, as a kept plan's (src/query/plan-memo.ts) serves every page it plans, not joined again per item.
+ */
 const viewKeys = new WeakMap<readonly string[], string>();
 
-function viewKeyOf(fields: readonly string[] | undefined): string {
-  if (fields === undefined) return '*';
+function viewKeyOf(fields: readonly string[]): string {
   let key = viewKeys.get(fields);
-  if (key === undefined) viewKeys.set(fields, (key = fields.join(',')));
+  if (key === undefined) viewKeys.set(fields, (key = `${fields.join(',')}\n`));
   return key;
 }
 
 export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
   const etag = etagOf(loaded.record, loaded.access, version.name);
-  return { etag, lastModified: lastModifiedOf(loaded.record), json: itemJson(version, r, loaded, etag, undefined) };
+  return { etag, lastModified: lastModifiedOf(loaded.record), json: itemJson(version, r, loaded, etag, undefined, false) };
 }
 
 /**
@@ -62,26 +64,34 @@ export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loa
  * use the same memo, so a page of records already read (the store shares list rows until its data changes) is
  * joined from strings rendered once.
  */
-export function itemJson(version: ApiVersion, r: CompiledResource, loaded: Loaded, etag: string, fields: string[] | undefined): string {
+export function itemJson(
+  version: ApiVersion,
+  r: CompiledResource,
+  loaded: Loaded,
+  etag: string,
+  fields: string[] | undefined,
+  /** Whether the text is joined into a page (FirstText): kept flat once asked for again. */
+  inPage: boolean,
+): string {
   let texts = rendered.get(loaded.record);
   if (texts === undefined && Object.isFrozen(loaded.record)) {
-    texts = { byView: new Map(), count: 0 };
+    texts = new Map();
     rendered.set(loaded.record, texts);
   }
-  // A sparse view is another text of the same record and tag: `fields` (already checked) names it.
-  const view = viewKeyOf(fields);
-  const byTag = texts?.byView.get(view);
-  let json = byTag?.get(etag);
-  if (json === undefined) {
-    json = itemText(version, r, loaded, fields) ?? JSON.stringify(represent(version, r, loaded, fields));
-    if (texts !== undefined && texts.count < TEXTS_PER_RECORD) {
-      // Kept flat: every page and read that sends it would otherwise walk the pieces it was joined from (flat-text.ts).
-      json = flatText(json);
-      if (byTag === undefined) texts.byView.set(view, new Map([[etag, json]]));
-      else byTag.set(etag, json);
-      texts.count++;
-    }
+  // A sparse view is another text of the same record and tag: `fields` (already checked) is part of its key.
+  const key = fields === undefined ? etag : viewKeyOf(fields) + etag;
+  const kept = texts?.get(key);
+  if (typeof kept === 'string') return kept;
+  if (kept !== undefined) {
+    if (!inPage) return kept.text;
+    // Joined into a page a second time: kept flat from now on, as every page that sends it would otherwise walk
+    // the pieces it was joined from (flat-text.ts).
+    const flat = flatText(kept.text);
+    texts!.set(key, flat);
+    return flat;
   }
+  const json = itemText(version, r, loaded, fields) ?? JSON.stringify(represent(version, r, loaded, fields));
+  if (texts !== undefined && texts.size < TEXTS_PER_RECORD) texts.set(key, { text: json });
   return json;
 }
 
