@@ -76,7 +76,7 @@ export function itemJson(
   loaded: Loaded,
   etag: string,
   fields: string[] | undefined,
-  /** Whether the text is joined into a page (FirstText): kept flat once asked for again. */
+  /** Whether the text is joined into a page (FirstText): copied flat at its FLAT_FROM-th. */
   inPage: boolean,
 ): string {
   let texts = rendered.get(loaded.record);
