@@ -178,29 +178,18 @@ export function sumSql(d: Dialect, resource: CompiledResource, where: Condition[
   return { text: `SELECT COALESCE(SUM(${factors.map((f) => column(resource, f)).join(' * ')}), 0) AS total FROM ${quote(resource.table)} WHERE ${w.text}`, params: w.params };
 }
 
-/** `SELECT COUNT(*) AS n` of the rows `from` and `where` give. */
-function countStatement(from: Sql, where: Sql): Sql {
-  return { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
-}
-
-/** The count listSql gives for a query without a search (its page statement not built): how many rows match its filters. */
-export function listCountSql(d: Dialect, resource: CompiledResource, q: ListQuery, tableOf: (name: string) => string): Sql {
-  if (q.search !== undefined) throw new Error('listCountSql counts a filter; a search is counted by listSql');
-  return countStatement({ text: quote(resource.table), params: [] }, whereClause(d, resource, q.where, tableOf));
-}
-
 /**
  * A list's page statement and its count. `select`: the page's select list instead of every column (never with a
- * search, whose rank the full list carries): SqliteOps.list reads a page's row versions alone first.
+ * search, whose rank the full list carries): SqliteOps.list reads a page's row versions alone first. Given as a
+ * function of the count, it may hold a scalar subquery (its parameters bound before the rest): PgOps puts a page's
+ * total in the page's own statement.
  */
 export function listSql(
   d: Dialect,
   resource: CompiledResource,
   q: ListQuery,
   tableOf: (name: string) => string,
-  select = d.columns(resource),
-  /** Parameters of `select` itself (a scalar subquery in it), bound before the rest; not with a search (its rows are `*`). */
-  selectParams: readonly unknown[] = [],
+  select: string | ((count: Sql) => Sql) = d.columns(resource),
 ): { page: Sql; count: Sql } | undefined {
   let from: Sql = { text: quote(resource.table), params: [] };
   if (q.search !== undefined) {
@@ -209,10 +198,11 @@ export function listSql(
     from = searched;
   }
   const where = whereClause(d, resource, q.where, tableOf);
-  const count = countStatement(from, where);
+  const count: Sql = { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
+  const selected = typeof select === 'string' ? { text: select, params: [] } : select(count);
   // Everything after the select list: a deep offset page selects the row keys of it alone (`deferred`).
   let rest = ` FROM ${from.text} WHERE ${where.text}`;
-  const params = [...selectParams, ...from.params, ...where.params];
+  const params = [...selected.params, ...from.params, ...where.params];
   if (q.after) {
     const k = keysetClause(d, resource, q.orderBy, q.after);
     rest += ` AND ${k.text}`;
@@ -224,10 +214,10 @@ export function listSql(
   if (q.offset) {
     rest += ' OFFSET ?';
     params.push(q.offset);
-    if (q.offset >= DEFERRED_FROM_OFFSET && q.search === undefined && !q.skipLocked) return { page: deferred(d, resource, rest, order, params, select), count };
+    if (q.offset >= DEFERRED_FROM_OFFSET && q.search === undefined && !q.skipLocked) return { page: deferred(d, resource, rest, order, params, selected.text), count };
   }
   if (q.skipLocked) rest += d.skipLocked;
-  return { page: { text: `SELECT ${q.search !== undefined ? '*' : select}${rest}`, params }, count };
+  return { page: { text: `SELECT ${q.search !== undefined ? '*' : selected.text}${rest}`, params }, count };
 }
 
 /**
