@@ -20,6 +20,8 @@ export const pgDialect: Dialect = {
   // an index on the column serves it as it serves IN (…).
   oneOf: (col) => `${col} = ANY(?)`,
   list: (values) => [...values],
+  // The B-tree keeps the tighter of two bounds on one column by itself: nothing to do.
+  residual: (col) => col,
   searchSource(r: CompiledResource, text: string): Sql | undefined {
     const query = tsquery(text);
     if (query === undefined) return undefined;

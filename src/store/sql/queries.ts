@@ -29,6 +29,11 @@ export interface Dialect {
   oneOf(col: string): string;
   /** The parameter `oneOf` binds: the values, each as `value` binds it. */
   list(values: readonly unknown[]): unknown;
+  /**
+   * A column as a condition the planner checks on each row but never takes as the index range's bound
+   * (`listSql`, for a filter the keyset position already bounds more tightly on the same side).
+   */
+  residual(col: string): string;
 }
 
 export function quote(name: string): string {
@@ -66,11 +71,12 @@ function canonical(where: Condition[]): Condition[] {
   return [...where].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.op < b.op ? -1 : a.op > b.op ? 1 : 0));
 }
 
-export function whereClause(d: Dialect, resource: CompiledResource, where: Condition[], tableOf: (name: string) => string): Sql {
+/** `residual`: the conditions written with `Dialect.residual`, checked on each row rather than bounding the index range. */
+export function whereClause(d: Dialect, resource: CompiledResource, where: Condition[], tableOf: (name: string) => string, residual?: (c: Condition) => boolean): Sql {
   const parts: string[] = [];
   const params: unknown[] = [];
   for (const c of canonical(where)) {
-    const col = column(resource, c.path);
+    const col = residual?.(c) ? d.residual(column(resource, c.path)) : column(resource, c.path);
     switch (c.op) {
       case 'owned_via':
         parts.push(`${col} IN (SELECT id FROM ${quote(tableOf(c.parent))} WHERE ${quote(c.parentField)} = ?)`);
@@ -140,6 +146,24 @@ export function keysetClause(d: Dialect, resource: CompiledResource, orderBy: So
   return lead ? { text: `${lead.text} AND ${text}`, params: [...lead.params, ...params] } : { text, params };
 }
 
+/**
+ * The filters a keyset position bounds on the same side as they do: a range filter on the first sort key in the
+ * walk's direction (`price.amount[gte]` walking up by price). Every row after the position is past the filter's
+ * bound too (the position is a row the filter let through), so the position's bound is the tighter one. Given
+ * two lower bounds on one column, SQLite takes one as the index range and checks the other on each row, and it
+ * takes the filter's: each page then steps from the filter's bound through every row before the position, a cost
+ * that grows with the walk's depth (measured, 2,000 products: 53–70 µs a page against 27 µs with the filter left
+ * as a residual check). PostgreSQL's B-tree keeps the tighter of the two by itself (`Dialect.residual` leaves its
+ * columns as they are). Only where the position is an index bound itself: a value, and for a descending walk a
+ * column without nulls (`leadingBound`).
+ */
+function boundedByPosition(resource: CompiledResource, orderBy: SortKey[], after: unknown[]): ((c: Condition) => boolean) | undefined {
+  const lead = orderBy[0]!;
+  if (after[0] === null || after[0] === undefined || (lead.desc && nullable(resource, lead.path))) return undefined;
+  const sameSide = lead.desc ? ['lt', 'lte'] : ['gt', 'gte'];
+  return (c) => c.path === lead.path && sameSide.includes(c.op);
+}
+
 /** A bound every row after the position satisfies on the first key alone, for the index's sake. */
 function leadingBound(d: Dialect, resource: CompiledResource, key: SortKey, value: unknown): Sql | undefined {
   const col = column(resource, key.path);
@@ -200,9 +224,11 @@ export function listSql(
   const where = whereClause(d, resource, q.where, tableOf);
   const count: Sql = { text: `SELECT COUNT(*) AS n FROM ${from.text} WHERE ${where.text}`, params: [...from.params, ...where.params] };
   const selected = typeof select === 'string' ? { text: select, params: [] } : select(count);
+  const bounded = q.after ? boundedByPosition(resource, q.orderBy, q.after) : undefined;
+  const filter = bounded && q.where.some(bounded) ? whereClause(d, resource, q.where, tableOf, bounded) : where;
   // Everything after the select list: a deep offset page selects the row keys of it alone (`deferred`).
-  let rest = ` FROM ${from.text} WHERE ${where.text}`;
-  const params = [...selected.params, ...from.params, ...where.params];
+  let rest = ` FROM ${from.text} WHERE ${filter.text}`;
+  const params = [...selected.params, ...from.params, ...filter.params];
   if (q.after) {
     const k = keysetClause(d, resource, q.orderBy, q.after);
     rest += ` AND ${k.text}`;

@@ -23,6 +23,8 @@ export const sqliteDialect: Dialect = {
   // as it does with a list of parameters, and the planner still looks each value up in the column's index.
   oneOf: (col) => `${col} IN (SELECT value FROM json_each(?))`,
   list: (values) => JSON.stringify(values.map(sqliteValue)),
+  // A unary plus makes the term no index's bound (https://sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_)
+  residual: (col) => `+${col}`,
   searchSource(resource: CompiledResource, text: string): Sql | undefined {
     const match = matchExpression(text);
     if (match === undefined) return undefined;
