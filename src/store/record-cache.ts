@@ -1,11 +1,12 @@
-// Records read by id, kept until the database changes: a committed write anywhere empties the cache.
+// Records read by id, kept until the database changes: a new stamp empties the cache, and a row written can be forgotten alone.
 import { deepFreeze } from '../lib/deep-freeze.js';
 import type { StoredRecord } from './types.js';
 
 /**
- * Validity is one stamp that moves on every commit, this process's or another's: SQLite's change stamp
- * (SqliteStore.changeStamp), PostgreSQL's snapshot (PgStore.cachedRecord). When it moves, every entry goes:
- * there is no per-row invalidation to get wrong, and a write costs the cache nothing.
+ * Validity is a stamp; when it moves, every entry goes. PostgreSQL's is its snapshot (PgStore.cachedRecord), which
+ * every commit moves, this process's or another's. SQLite's moves on other processes' commits alone
+ * (SqliteStore.othersStamp): its own commits forget exactly the rows they wrote (`forget`, SqliteStore.committed),
+ * which the one write connection knows, so that a stream of writes leaves the other rows kept.
  */
 export class RecordCache {
   private readonly entries = new Map<string, StoredRecord>();
@@ -31,6 +32,16 @@ export class RecordCache {
   same(resource: string, id: string, version: unknown, updatedAt: unknown): StoredRecord | undefined {
     const known = this.entries.get(`${resource}/${id}`);
     return known !== undefined && known.version === version && known.updated_at === updatedAt ? known : undefined;
+  }
+
+  /** Drops the record kept for `id`: a row this process changed (SQLite's commits, see SqliteStore.committed). */
+  forget(resource: string, id: string): void {
+    this.entries.delete(`${resource}/${id}`);
+  }
+
+  /** Drops every record at once, whatever the stamp. */
+  clear(): void {
+    this.entries.clear();
   }
 
   /** Stores and returns the record, frozen; when full, the oldest entry makes room. */

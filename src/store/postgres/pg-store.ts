@@ -89,7 +89,7 @@ export class PgStore implements Store {
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
     this.pages = options.listCache === false ? undefined : new ListCache();
-    this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS);
+    this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS, new RecordCache(10_000));
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
     const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
     // Pipeline mode: a transaction's BEGIN and its event go out with other statements (src/store/postgres/pipelined-tx.ts).

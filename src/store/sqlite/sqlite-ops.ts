@@ -19,7 +19,7 @@ import {
   type Tx,
 } from '../types.js';
 import type { IdempotencyDirectory } from './idempotency-directory.js';
-import type { RecordCache } from '../record-cache.js';
+import type { KeptRows } from './kept-rows.js';
 import { BUMP_CREDENTIAL_EPOCH } from '../sql/credential-epoch.js';
 import { quote } from './ddl.js';
 import { GROUP_TOTAL, RANK_COLUMN, getManySql, groupsSql, inOrder, listSql, sumSql, whereClause } from '../sql/queries.js';
@@ -37,10 +37,8 @@ interface ArrayStatement {
   stmt: Database.Statement;
   decode: (values: unknown[]) => StoredRecord;
   rank: number;
-  /** Where a row's id, version and update time sit (see SqliteOps.list's `kept`). */
-  idAt: number;
-  versionAt: number;
-  updatedAt: number;
+  /** Where a row's rowid sits (see SqliteOps.list's `kept`), -1 when not selected. */
+  ridAt: number;
   /** How many columns the decoder knows: another process adding a column changes what `SELECT *` returns. */
   width: number;
   /** The result's column names, in order. */
@@ -66,8 +64,8 @@ export class Connection {
   private readonly cache = new StatementCache<Database.Statement>(STATEMENTS_MAX, retire);
   /** Apart from `cache`: raw mode is a setting of the statement object, which `stmt` callers expect off. */
   private readonly arrayCache = new StatementCache<ArrayStatement>(LIST_STATEMENTS_MAX, (a) => retire(a.stmt));
-  /** The same lists' statements selecting row versions alone (see SqliteOps.keptPage). */
-  private readonly versionCache = new StatementCache<Database.Statement>(LIST_STATEMENTS_MAX, retire);
+  /** The same lists' statements selecting rowids alone (see SqliteOps.keptPage). */
+  private readonly ridCache = new StatementCache<Database.Statement>(LIST_STATEMENTS_MAX, retire);
   constructor(readonly db: Db) {}
   stmt(sql: string): Database.Statement {
     let s = this.cache.get(sql);
@@ -92,9 +90,7 @@ export class Connection {
         stmt,
         decode: arrayRowDecoder(r, columns, sqliteCodec),
         rank: columns.indexOf(RANK_COLUMN),
-        idAt: columns.indexOf('id'),
-        versionAt: columns.indexOf('version'),
-        updatedAt: columns.indexOf('updated_at'),
+        ridAt: columns.indexOf(sqliteDialect.rowKey),
         width: columns.length,
         columns,
       };
@@ -103,48 +99,43 @@ export class Connection {
     return a;
   }
 
-  /** A list statement selecting row versions alone (VERSION_COLUMNS), read as arrays: SqliteOps.keptPage. */
-  versions(sql: string): Database.Statement {
-    let s = this.versionCache.get(sql);
+  /** A list statement selecting rowids alone, each row's one value (`pluck`): SqliteOps.keptPage. */
+  rowids(sql: string): Database.Statement {
+    let s = this.ridCache.get(sql);
     if (!s) {
-      s = prepare(this.db, sql).raw(true);
-      this.versionCache.set(sql, s);
+      s = prepare(this.db, sql).pluck(true);
+      this.ridCache.set(sql, s);
     }
     return s;
   }
 
   /** Statements held in the three caches: for tests. */
   get cached(): number {
-    return this.cache.size + this.arrayCache.size + this.versionCache.size;
+    return this.cache.size + this.arrayCache.size + this.ridCache.size;
   }
 }
 
-/** A row as `kept` holds it when it is the same row (same id, version and update time under one stamp), else decoded and kept. */
-function keptRow(resource: string, a: ArrayStatement, values: unknown[], kept: RecordCache): StoredRecord {
-  const id = values[a.idAt] as string;
-  return kept.same(resource, id, values[a.versionAt], values[a.updatedAt]) ?? kept.set(resource, id, a.decode(values));
-}
-
-/** What a page's versions read selects: enough to tell a kept row is the row (keptRow's test), a third of a full row's columns. */
-const VERSION_COLUMNS = 'id, version, updated_at';
-/**
- * After a page whose rows were not all kept, this many shared lists are read whole at once before the versions
- * are tried first again: where pages mostly miss (a collection much larger than the kept rows), the versions read
- * would be paid on top of every page.
- */
-const VERSIONS_FIRST_BACKOFF = 16;
+/** Rows of a page not kept, read by their rowids in one statement (one text for any number: Dialect.oneOf). */
+const byRowids = (table: string): string => `SELECT * FROM ${quote(table)} WHERE ${sqliteDialect.oneOf(sqliteDialect.rowKey)}`;
 
 /** How a store's shared lists were read, one for both of its connections (reads move between them, see SqliteStore.read). */
 export class SharedPages {
-  /** Shared lists left to read whole before the versions are tried first again (VERSIONS_FIRST_BACKOFF). */
-  wholeFirst = 0;
-  /** Shared lists answered from kept rows by their versions, and read whole: lets tests tell the two apart. */
+  /** Shared lists answered by rowids with every row kept, with some rows read by rowid, and read whole: lets tests tell them apart. */
   kept = 0;
+  filled = 0;
   whole = 0;
 }
 
+/** Past this many rows written and not yet taken (transactions rolled back, nothing committed since), a commit forgets every kept row. */
+const WRITTEN_MAX = 10_000;
+
 /** Reads and writes on one connection; the store hands one to each transaction and one to plain reads. */
 export class SqliteOps implements Tx {
+  /** The rows this connection's transactions inserted, updated or deleted since `takeWritten`, as resource and id. */
+  private written: Array<[string, string]> = [];
+  /** More than WRITTEN_MAX were written: `takeWritten` answers "all". */
+  private writtenOverflow = false;
+
   constructor(
     private readonly conn: Connection,
     private readonly model: () => CompiledModel,
@@ -157,6 +148,11 @@ export class SqliteOps implements Tx {
   }
 
   async get(resource: string, id: string): Promise<StoredRecord | null> {
+    return this.getNow(resource, id);
+  }
+
+  /** `get` in the caller's synchronous turn: SqliteStore.get keeps what it read before any commit can come between. */
+  getNow(resource: string, id: string): StoredRecord | null {
     const r = this.resource(resource);
     const row = this.conn.stmt(`SELECT * FROM ${quote(r.table)} WHERE id = ?`).get(id) as Row | undefined;
     return row ? fromRow(r, row, sqliteCodec) : null;
@@ -206,34 +202,30 @@ export class SqliteOps implements Tx {
   }
 
   /**
-   * `kept`: records already read under the store's current change stamp, validated by the caller (a shared list only, whose rows nobody
-   * changes): a row whose id, version and update time match one of them is that record, not decoded again, and a
-   * row decoded is kept there (frozen). Rows that recur across pages then reuse their record, and with it the
-   * item text rendered from it (src/http/rendering/object-body.ts itemJson).
+   * `kept`: the rows shared lists read (a shared list only, whose rows nobody changes), valid as they stand (see
+   * KeptRows): the page's statement selects rowids alone, each answered by the record kept for it, and the rows not
+   * kept are read by rowid, decoded and kept (frozen). Rows that recur across pages then reuse their record, and
+   * with it the item text rendered from it (src/http/rendering/object-body.ts itemJson).
    */
-  async list(resource: string, query: ListQuery, kept?: RecordCache): Promise<ListResult> {
+  async list(resource: string, query: ListQuery, kept?: KeptRows): Promise<ListResult> {
     const r = this.resource(resource);
     let result: ListResult | undefined;
-    // The statements of the versions read, when it is tried: its count is the whole page's.
+    // The statements of the rowids read, when it is tried: its count is the whole page's.
     let sql: ReturnType<typeof listSql>;
     const shared = this.shared;
     if (kept !== undefined && query.search === undefined) {
-      if (shared.wholeFirst > 0) shared.wholeFirst--;
-      else {
-        sql = listSql(sqliteDialect, r, query, tableName, VERSION_COLUMNS)!;
-        const rows = this.keptPage(r, sql.page, kept);
-        if (rows !== undefined) result = { rows };
-        else shared.wholeFirst = VERSIONS_FIRST_BACKOFF;
-      }
+      sql = listSql(sqliteDialect, r, query, tableName, sqliteDialect.rowKey)!;
+      const rows = this.keptPage(r, sql.page, kept);
+      if (rows !== undefined) result = { rows };
     }
-    if (kept !== undefined) shared[result === undefined ? 'whole' : 'kept']++;
     if (result === undefined) {
+      if (kept !== undefined) shared.whole++;
       sql = listSql(sqliteDialect, r, query, tableName);
       // A search with no searchable words matches nothing.
       if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
       const { raw, a } = this.arraysOf(r, sql.page.text, sql.page.params);
-      const { decode, rank } = a;
-      result = { rows: kept === undefined || a.idAt < 0 ? raw.map(decode) : raw.map((values) => keptRow(r.name, a, values, kept)) };
+      const { decode, rank, ridAt } = a;
+      result = { rows: kept === undefined || ridAt < 0 ? raw.map(decode) : raw.map((values) => kept.set(r.name, values[ridAt] as number, decode(values))) };
       if (query.search !== undefined) result.ranks = raw.map((row) => row[rank] as number);
     }
     if (query.withTotal) {
@@ -246,20 +238,33 @@ export class SqliteOps implements Tx {
   }
 
   /**
-   * The page's rows when every one of them is kept: the same statement selecting each row's id, version and update
-   * time alone, each matched to the row `kept` holds (keptRow's test). Otherwise undefined, and the caller reads
-   * the page whole. A page of kept rows then costs SQLite a third of the columns and no decoding (measured on the
-   * benchmark's products, 20 rows: about half the statement's time). Both reads run in the caller's synchronous turn.
+   * The page's rows by their rowids: the page's statement selecting the rowid alone (every index holds it, so SQLite
+   * reads no table row for it), each answered by the record `kept` holds, the others read in one statement by
+   * rowid and kept. Undefined when a rowid found no row there (another process deleted it between the two
+   * statements), and the caller reads the page whole. Both run in the caller's synchronous turn.
    */
-  private keptPage(r: CompiledResource, page: { text: string; params: unknown[] }, kept: RecordCache): StoredRecord[] | undefined {
-    const versions = this.conn.versions(page.text).all(...page.params) as unknown[][];
-    const rows = new Array<StoredRecord>(versions.length);
-    for (let i = 0; i < versions.length; i++) {
-      const [id, version, updatedAt] = versions[i] as [string, number, string];
-      const known = kept.same(r.name, id, version, updatedAt);
-      if (known === undefined) return undefined;
-      rows[i] = known;
+  private keptPage(r: CompiledResource, page: { text: string; params: unknown[] }, kept: KeptRows): StoredRecord[] | undefined {
+    const rids = this.conn.rowids(page.text).all(...page.params) as number[];
+    const rows = new Array<StoredRecord>(rids.length);
+    let missing: number[] | undefined;
+    for (let i = 0; i < rids.length; i++) {
+      const known = kept.get(r.name, rids[i]!);
+      if (known !== undefined) rows[i] = known;
+      else (missing ??= []).push(i);
     }
+    if (missing === undefined) {
+      this.shared.kept++;
+      return rows;
+    }
+    const { raw, a } = this.arraysOf(r, byRowids(r.table), [sqliteDialect.list(missing.map((i) => rids[i]))]);
+    const read = new Map<number, unknown[]>();
+    for (const values of raw) read.set(values[a.ridAt] as number, values);
+    for (const i of missing) {
+      const values = read.get(rids[i]!);
+      if (values === undefined) return undefined;
+      rows[i] = kept.set(r.name, rids[i]!, a.decode(values));
+    }
+    this.shared.filled++;
     return rows;
   }
 
@@ -289,8 +294,31 @@ export class SqliteOps implements Tx {
     return mark ?? 0;
   }
 
+  /**
+   * The rows written since the last call (SqliteStore forgets their kept records once the COMMIT is done), or "all"
+   * when more than WRITTEN_MAX were. Rows of transactions rolled back are among them until then: forgetting a row
+   * that did not change only costs its next read.
+   */
+  takeWritten(): Array<[string, string]> | 'all' {
+    const taken = this.writtenOverflow ? 'all' : this.written;
+    this.written = [];
+    this.writtenOverflow = false;
+    return taken;
+  }
+
+  private wrote(resource: string, id: unknown): void {
+    if (this.writtenOverflow) return;
+    if (this.written.length >= WRITTEN_MAX) {
+      this.writtenOverflow = true;
+      this.written = [];
+      return;
+    }
+    this.written.push([resource, String(id)]);
+  }
+
   async insert(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
+    this.wrote(r.name, record.id);
     const row = toRow(r, record, sqliteCodec);
     const cols = Object.keys(row);
     const sql = `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
@@ -299,6 +327,7 @@ export class SqliteOps implements Tx {
 
   async update(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
+    this.wrote(r.name, record.id);
     const row = toRow(r, record, sqliteCodec);
     const cols = Object.keys(row).filter((c) => c !== 'id');
     const sql = `UPDATE ${quote(r.table)} SET ${cols.map((c) => `${quote(c)} = ?`).join(', ')} WHERE id = ?`;
@@ -316,6 +345,7 @@ export class SqliteOps implements Tx {
 
   async delete(resource: string, id: string): Promise<boolean> {
     const r = this.resource(resource);
+    this.wrote(r.name, id);
     return this.conn.stmt(`DELETE FROM ${quote(r.table)} WHERE id = ?`).run(id).changes > 0;
   }
 
