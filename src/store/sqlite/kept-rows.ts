@@ -43,7 +43,10 @@ export class KeptRows {
     }
     const previous = kept.byRid.get(rid);
     if (previous !== undefined) this.drop(kept, rid, previous);
-    else if (this.size >= this.maxRows) this.makeRoom(kept);
+    // The same id at another rowid (deleted and inserted again): only one of them can be the row.
+    const moved = kept.ridOf.get(record.id);
+    if (moved !== undefined && moved !== rid) this.drop(kept, moved, kept.byRid.get(moved)!);
+    if (previous === undefined && this.size >= this.maxRows) this.makeRoom(kept);
     kept.byRid.set(rid, deepFreeze(record));
     kept.ridOf.set(record.id, rid);
     this.size++;
