@@ -3,7 +3,8 @@ import type { RecordCache } from './record-cache.js';
 
 /**
  * Shared lists keep their rows only once the change stamp has held this long. On PostgreSQL every commit empties them
- * (on SQLite, other processes' commits), and under a stream of commits keeping rows that are gone before anyone reads them again cost more than all it saved: on SQLite
+ * (on SQLite, other processes' commits), and under a stream of commits keeping rows that are gone before anyone reads
+ * them again cost more than all it saved: on SQLite
  * a mixed workload (issue 31.2: 20% writes, about 400 commits a second) went from 450 to 611 µs of CPU per request
  * with rows kept after every commit (docs/BENCHMARKS.md). Read-mostly traffic passes it within 50 ms of its last commit.
  */

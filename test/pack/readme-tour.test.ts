@@ -27,15 +27,37 @@ function available(command: string, args: string[]): boolean {
   return spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Whether `port` can be listened on at 127.0.0.1 now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** The lowest port the kernel hands to outgoing connections (Linux: /proc/sys/net/ipv4/ip_local_port_range; else 32768). */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 12_000 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/**
+ * A free port below the kernel's ephemeral range. The webhook receiver listens on its port some 40 s after it is
+ * chosen, while other test files run beside this one: a port the kernel picked (listen on 0) is in that range, and
+ * an outgoing connection of another test could take it in between (seen once in CI: EADDRINUSE).
+ */
+async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    if (await canListen(port)) return port;
+  }
+  throw new Error('no free port found below the ephemeral range in 100 tries');
 }
 
 /** The environment a reader's shell has: none of this process's Canon settings, npm's variables or test settings. */
