@@ -5,7 +5,7 @@ import type { StoredRecord } from './types.js';
 /**
  * Validity is a stamp; when it moves, every entry goes. PostgreSQL's is its snapshot (PgStore.cachedRecord), which
  * every commit moves, this process's or another's. SQLite's moves on other processes' commits alone
- * (SqliteStore.othersStamp): its own commits forget exactly the rows they wrote (`forget`, SqliteStore.committed),
+ * (ChangeStamps.others, src/store/sqlite/change-stamps.ts): its own commits forget exactly the rows they wrote (`forget`, SqliteStore.committed),
  * which the one write connection knows, so that a stream of writes leaves the other rows kept.
  */
 export class RecordCache {

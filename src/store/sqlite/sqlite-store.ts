@@ -33,6 +33,7 @@ import { KeptRows } from './kept-rows.js';
 import { BUSY_TIMEOUT_MS, GroupCommit, sqliteBusy } from './group-commit.js';
 import { COUNTS_TABLE, migrateCounts } from './row-counts.js';
 import { WalSync } from './wal-sync.js';
+import { ChangeStamps } from './change-stamps.js';
 
 /**
  * The database holds password hashes, key digests and sealed secrets: a new file is created readable by
@@ -70,7 +71,7 @@ export class SqliteStore implements Store {
   private readonly writeOps: SqliteOps;
   private readonly readOps: SqliteOps;
   private readonly idempotency: IdempotencyDirectory;
-  /** Records read by id, valid under `othersStamp`; our own commits forget the rows they wrote (see committed). */
+  /** Records read by id, valid under other processes' stamp (ChangeStamps.others); our own commits forget the rows they wrote (see committed). */
   private readonly records = new RecordCache();
   /** Rows of shared lists (SqliteOps.list's `kept`), under the same stamp and forgetting as `records`. */
   private readonly listRows: KeptListRows<KeptRows>;
@@ -81,12 +82,8 @@ export class SqliteStore implements Store {
   private readonly group: GroupCommit;
   /** Syncs the WAL before writers are answered (`synchronous: 'full'` on a file); undefined otherwise. */
   private readonly walSync: WalSync | undefined;
-  /** Moves on every commit: ours, and other processes' (see changeStamp). Kept pages and counts, and the credentials epoch, hold under it. */
-  private commits = 0;
-  /** Moves on other processes' commits alone (see changeStamp): kept records and list rows hold under it. */
-  private othersCommits = 0;
-  private dataVersion: number | undefined;
-  private sampledThisTurn = false;
+  /** Every commit's stamp, and other processes' alone (src/store/sqlite/change-stamps.ts). */
+  private readonly stamps: ChangeStamps;
   /** The credentials epoch as last read, and the change stamp it was read at. */
   private epoch = 0;
   private epochStamp: number | undefined;
@@ -110,6 +107,7 @@ export class SqliteStore implements Store {
     db.exec('PRAGMA synchronous = NORMAL');
     this.walSync = this.memory || options.synchronous === 'normal' ? undefined : new WalSync(`${options.path}-wal`);
     this.writer = new Connection(db);
+    this.stamps = new ChangeStamps(this.writer, this.memory);
     if (this.memory) {
       this.reader = this.writer;
     } else {
@@ -204,51 +202,12 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The record cache's validity stamp. Our own commits move it at once (`commits`). Commits by other
-   * processes (the CLI, say, on the same file) show in the write connection's `PRAGMA data_version`, which
-   * counts every connection's commits but its own; asking costs a read transaction (file-lock system
-   * calls), so it is asked once per event-loop turn: requests served in the turn in which another process
-   * committed may still see the version before it.
-   */
-  private changeStamp(): number {
-    if (!this.memory && !this.sampledThisTurn) {
-      this.sampleOthers();
-      this.sampledThisTurn = true;
-      setImmediate(() => {
-        this.sampledThisTurn = false;
-      });
-    }
-    return this.commits;
-  }
-
-  /**
-   * The stamp kept records and list rows hold under: other processes' commits (sampled as `changeStamp` does). Ours
-   * do not move it: this process knows which rows its commits wrote, and `committed` forgets those alone, so a
-   * stream of writes (a fifth of the mixed workload's requests) leaves every other row's record, and the item texts
-   * rendered from it, kept. Another process's commit, which could have changed any row, still empties both.
-   */
-  private othersStamp(): number {
-    this.changeStamp();
-    return this.othersCommits;
-  }
-
-  /** Reads PRAGMA data_version (about 2.6 µs: two fcntl calls) and moves both stamps when another process committed. */
-  private sampleOthers(): void {
-    const version = this.writer.stmt('PRAGMA data_version').pluck().get() as number;
-    if (version !== this.dataVersion) {
-      this.dataVersion = version;
-      this.commits++;
-      this.othersCommits++;
-    }
-  }
-
-  /**
    * After a COMMIT that changed rows, before any writer is answered: the stamp moves (pages, counts, the epoch), and
    * the records kept for the rows it wrote are forgotten. A read that ran before the COMMIT kept what it read in its
    * own synchronous turn (`get`, SqliteOps.list), so nothing read before it is kept after it.
    */
   private committed(): void {
-    this.commits++;
+    this.stamps.ourCommit();
     const written = this.writeOps.takeWritten();
     if (written === 'all') {
       this.records.clear();
@@ -282,7 +241,7 @@ export class SqliteStore implements Store {
   }
 
   private currentRecord(resource: string, id: string): StoredRecord | undefined {
-    this.records.validate(this.othersStamp());
+    this.records.validate(this.stamps.others());
     return this.records.get(resource, id);
   }
 
@@ -304,7 +263,7 @@ export class SqliteStore implements Store {
 
   /**
    * Read again only when the change stamp moved: our commits move it at once, other processes' within the
-   * event-loop turn (see changeStamp), so a key revoked by another process on the same file is refused from
+   * event-loop turn (ChangeStamps.all), so a key revoked by another process on the same file is refused from
    * its next request on. Usually a number: no promise on the authentication of a cached key.
    */
   credentialEpoch(): number | Promise<number> {
@@ -313,7 +272,7 @@ export class SqliteStore implements Store {
 
   /** The epoch as credentialEpoch reads it, when that needs no wait: always, except in memory during a transaction. */
   credentialEpochNow(): number | undefined {
-    if (this.changeStamp() === this.epochStamp) return this.epoch;
+    if (this.stamps.all() === this.epochStamp) return this.epoch;
     // As plain reads (see read): the write connection between transactions, the last commit during one;
     // in memory, once the transaction has ended.
     if (!this.mutex.locked) return this.readEpoch(this.writer);
@@ -321,16 +280,16 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The change stamp (see changeStamp): other processes' commits within the event-loop turn, as the record cache
+   * The change stamp (ChangeStamps.all): other processes' commits within the event-loop turn, as the record cache
    * sees them. In memory, while a transaction is in progress, reads wait for it (see read): nothing to tell then.
    */
   readStamp(): number | undefined {
     if (this.memory && this.mutex.locked) return undefined;
-    return this.changeStamp();
+    return this.stamps.all();
   }
 
   private readEpoch(conn: Connection): number {
-    this.epochStamp = this.changeStamp();
+    this.epochStamp = this.stamps.all();
     this.epoch = Number(conn.stmt(READ_CREDENTIAL_EPOCH).pluck().get());
     return this.epoch;
   }
@@ -341,7 +300,7 @@ export class SqliteStore implements Store {
     if (!query.shared) return this.read((o) => o.list(resource, query));
     if (pages === undefined) return this.read((o) => o.list(resource, query, this.listRowsNow()));
     // Seeking (src/store/offset-seeks.ts): the stamp is taken in the turn the page is read, and the read is synchronous.
-    return this.read((o) => pages.through(resource, query, this.changeStamp(), (q) => o.list(resource, q, this.listRowsNow()), true));
+    return this.read((o) => pages.through(resource, query, this.stamps.all(), (q) => o.list(resource, q, this.listRowsNow()), true));
   }
 
   /**
@@ -352,8 +311,7 @@ export class SqliteStore implements Store {
    * records reads by id keep.
    */
   private listRowsNow(): KeptRows | undefined {
-    if (!this.memory) this.sampleOthers();
-    return this.listRows.at(this.othersCommits);
+    return this.listRows.at(this.stamps.othersNow());
   }
 
   /** Shared lists answered by rowids from kept rows, with some rows read by rowid, and read whole (SqliteOps.list): for tests. */
