@@ -1,9 +1,9 @@
 // The rows shared lists read, kept under one change stamp once it has held a while: later pages reuse those records (and the item texts rendered from them).
-import type { RecordCache } from './record-cache.js';
+import type { Carries, RecordCache } from './record-cache.js';
 
 /**
- * Shared lists keep their rows only once the change stamp has held this long. On PostgreSQL every commit empties them
- * (on SQLite, other processes' commits), and under a stream of commits keeping rows that are gone before anyone reads
+ * Shared lists keep their rows only once the change stamp has held this long. On PostgreSQL every commit of another
+ * process empties them (on SQLite too), and under a stream of commits keeping rows that are gone before anyone reads
  * them again cost more than all it saved: on SQLite
  * a mixed workload (issue 31.2: 20% writes, about 400 commits a second) went from 450 to 611 µs of CPU per request
  * with rows kept after every commit (docs/BENCHMARKS.md). Read-mostly traffic passes it within 50 ms of its last commit.
@@ -31,6 +31,8 @@ export class KeptListRows<Rows extends StampedRows = RecordCache> {
   constructor(
     private readonly afterMs: number,
     private readonly rows: Rows,
+    /** A move of the stamp that keeps the rows (RecordCache's): it does not start the wait again. */
+    private readonly carries?: Carries,
   ) {}
 
   /** Drops the row kept for `id`: a row this process changed (see SqliteStore.committed). */
@@ -46,8 +48,9 @@ export class KeptListRows<Rows extends StampedRows = RecordCache> {
   /** The rows kept under `stamp`, the current one, once it has held `afterMs`; undefined before. */
   at(stamp: number | string, now = performance.now()): Rows | undefined {
     if (stamp !== this.stamp) {
+      const from = this.stamp;
       this.stamp = stamp;
-      this.since = now;
+      if (this.carries === undefined || typeof from !== 'string' || typeof stamp !== 'string' || !this.carries(from, stamp)) this.since = now;
     }
     if (now - this.since < this.afterMs) return undefined;
     this.rows.validate(stamp);

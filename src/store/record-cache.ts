@@ -2,27 +2,39 @@
 import { deepFreeze } from '../lib/deep-freeze.js';
 import type { StoredRecord } from './types.js';
 
+/** A record's key in the cache, and in what tracks the rows written (src/store/postgres/row-writes.ts). */
+export const recordKey = (resource: string, id: string): string => `${resource}/${id}`;
+
+/** Whether what was kept under stamp `from` still holds under the later `to` (PostgreSQL: OwnTransactions.carries). */
+export type Carries = (from: string, to: string) => boolean;
+
 /**
- * Validity is a stamp; when it moves, every entry goes. PostgreSQL's is its snapshot (PgStore.cachedRecord), which
- * every commit moves, this process's or another's. SQLite's moves on other processes' commits alone
- * (ChangeStamps.others, src/store/sqlite/change-stamps.ts): its own commits forget exactly the rows they wrote (`forget`, SqliteStore.committed),
- * which the one write connection knows, so that a stream of writes leaves the other rows kept.
+ * Validity is a stamp; when it moves, every entry goes, unless `carries` says the move was our own writes alone,
+ * which forget exactly the rows they wrote (`forget`), so that a stream of writes leaves the other rows kept.
+ * PostgreSQL's stamp is its snapshot (PgStore.cachedRecord), which every commit moves, this process's or another's:
+ * `carries` tells ours apart (OwnTransactions). SQLite's moves on other processes' commits alone (ChangeStamps.others,
+ * src/store/sqlite/change-stamps.ts), its own commits forgetting their rows (SqliteStore.committed).
  */
 export class RecordCache {
   private readonly entries = new Map<string, StoredRecord>();
   private stamp: number | string | undefined;
 
-  constructor(private readonly maxEntries = 10_000) {}
+  constructor(
+    private readonly maxEntries = 10_000,
+    private readonly carries?: Carries,
+  ) {}
 
-  /** Call before every lookup with the current stamp; a different stamp empties the cache. */
+  /** Call before every lookup with the current stamp; a different stamp empties the cache, unless it `carries`. */
   validate(stamp: number | string): void {
     if (stamp === this.stamp) return;
-    this.entries.clear();
+    const from = this.stamp;
     this.stamp = stamp;
+    if (this.carries !== undefined && typeof from === 'string' && typeof stamp === 'string' && this.carries(from, stamp)) return;
+    this.entries.clear();
   }
 
   get(resource: string, id: string): StoredRecord | undefined {
-    return this.entries.get(`${resource}/${id}`);
+    return this.entries.get(recordKey(resource, id));
   }
 
   /**
@@ -30,13 +42,13 @@ export class RecordCache {
    * moves the version; one made by hand moves the stamp). The one test of the kept list rows on both stores.
    */
   same(resource: string, id: string, version: unknown, updatedAt: unknown): StoredRecord | undefined {
-    const known = this.entries.get(`${resource}/${id}`);
+    const known = this.entries.get(recordKey(resource, id));
     return known !== undefined && known.version === version && known.updated_at === updatedAt ? known : undefined;
   }
 
-  /** Drops the record kept for `id`: a row this process changed (SQLite's commits, see SqliteStore.committed). */
+  /** Drops the record kept for `id`: a row this process changed (SqliteStore.committed, PgStore.transaction). */
   forget(resource: string, id: string): void {
-    this.entries.delete(`${resource}/${id}`);
+    this.entries.delete(recordKey(resource, id));
   }
 
   /** Drops every record at once, whatever the stamp. */
@@ -48,7 +60,7 @@ export class RecordCache {
   set(resource: string, id: string, record: StoredRecord): StoredRecord {
     if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     // Cached records are shared by every reader, so nothing may change them afterwards.
-    this.entries.set(`${resource}/${id}`, deepFreeze(record));
+    this.entries.set(recordKey(resource, id), deepFreeze(record));
     return record;
   }
 }

@@ -21,8 +21,7 @@ WITH pending AS (
 ), stamped AS (
   UPDATE canon_events AS e SET commit_sequence = c.last - (SELECT count(*) FROM pending) + p.ord FROM pending AS p, counter AS c WHERE e.sequence = p.sequence RETURNING e.sequence
 )
-SELECT s.n, pg_notify('${EVENTS_CHANNEL}', s.last::text) FROM (SELECT (SELECT count(*) FROM stamped) AS n, (SELECT last FROM counter) AS last) AS s WHERE s.n > 0;
-COMMIT;`;
+SELECT s.n, pg_notify('${EVENTS_CHANNEL}', s.last::text), txid_current_if_assigned() AS xid FROM (SELECT (SELECT count(*) FROM stamped) AS n, (SELECT last FROM counter) AS last) AS s WHERE s.n > 0;`;
 
 export const SEQUENCER_DDL = [
   'ALTER TABLE canon_events ADD COLUMN IF NOT EXISTS commit_sequence bigint',
@@ -52,7 +51,11 @@ export class EventSequencer {
   private running: Promise<number> | undefined;
   private queued: Promise<number> | undefined;
 
-  constructor(private readonly pool: pg.Pool) {}
+  constructor(
+    private readonly pool: pg.Pool,
+    /** Told a stamping transaction's id before it commits (PgStore: OwnTransactions). */
+    private readonly own: (xid: number) => void = () => undefined,
+  ) {}
 
   /** Stamps every committed unstamped event; concurrent calls share one run plus at most one after it. */
   run(): Promise<number> {
@@ -81,16 +84,21 @@ export class EventSequencer {
   }
 
   /**
-   * One batch in one round trip: the four statements go as one simple-protocol query (constants only, no
-   * parameters), run in order in one transaction. Under READ COMMITTED each statement takes its own snapshot when
-   * it starts, so the stamping statement's snapshot is taken once the lock is held, as the ordering needs. An
+   * One batch in two round trips: the three statements go as one simple-protocol query (constants only, no
+   * parameters), run in order in one transaction, then the COMMIT. Under READ COMMITTED each statement takes its own
+   * snapshot when it starts, so the stamping statement's snapshot is taken once the lock is held, as the ordering
+   * needs. The COMMIT waits for the answer so that the transaction's id, when it wrote, is known to this process
+   * before anyone can see it committed: a snapshot moved by it alone then keeps the caches (OwnTransactions). An
    * error skips the rest of the text and leaves the transaction aborted: ROLLBACK ends it.
    */
   private async stampBatch(): Promise<number> {
     const client = await this.pool.connect();
     try {
-      const results = (await client.query(STAMP)) as unknown as Array<{ rows: Array<{ n: string }> }>;
-      return Number(results[2]?.rows[0]?.n ?? 0);
+      const results = (await client.query(STAMP)) as unknown as Array<{ rows: Array<{ n: string; xid: string | number | null }> }>;
+      const row = results[2]?.rows[0];
+      if (row?.xid !== undefined && row.xid !== null) this.own(Number(row.xid));
+      await client.query('COMMIT');
+      return Number(row?.n ?? 0);
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;

@@ -31,9 +31,13 @@ import type { RecordCache } from '../record-cache.js';
 import { countSql } from './row-counts.js';
 import { countKeys } from '../sql/count-keys.js';
 import { PipelinedTx } from './pipelined-tx.js';
+import type { WriteWatch } from './row-writes.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
 const EVENT_COLUMNS = 'commit_sequence AS sequence, id, type, resource, object_id, owner_id, api_version, created_at, data, previous_attributes';
+
+/** The writing transaction's id (PgOps.writing; src/store/postgres/own-transactions.ts). */
+const TRANSACTION_ID = 'SELECT txid_current() AS xid';
 
 /** The page statement's column holding its kept total (listCounted). */
 const TOTAL_COLUMN = '_canon_total';
@@ -85,7 +89,27 @@ export class PgOps implements Tx {
      * outside transactions only, as those counts take a transaction's own writes in at its commit.
      */
     private readonly keptCounts = false,
+    /** A transaction's watch (PgStore.transaction): told the rows about to be written, and the transaction's id. */
+    private readonly watch?: WriteWatch,
   ) {}
+
+  /** Whether the transaction's id was asked for: with its first write. */
+  private xidAsked = false;
+
+  /**
+   * Before a statement writes `ids` of `r`: the watch is told, and with the first, the transaction's id is asked for,
+   * sent with the write in one pipelined batch, ahead of it (the write would take an id anyway), so it is known before
+   * any COMMIT is sent. Only transactions have a watch (PgStore.transaction).
+   */
+  private writing(r: CompiledResource, ids: readonly string[]): void {
+    const watch = this.watch;
+    if (watch === undefined) return;
+    if (!this.xidAsked && this.db instanceof PipelinedTx) {
+      this.xidAsked = true;
+      this.db.deferred(TRANSACTION_ID, undefined, (res) => watch.xid(Number((res.rows[0] as { xid: unknown }).xid)));
+    }
+    watch.writing(r.name, ids);
+  }
 
   private resource(name: string): CompiledResource {
     return resourceOf(this.model(), name);
@@ -219,6 +243,7 @@ export class PgOps implements Tx {
 
   async insert(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
+    this.writing(r, [record.id]);
     const row = toRow(r, record, pgCodec);
     const cols = Object.keys(row);
     const values = cols.map(() => '?');
@@ -234,6 +259,7 @@ export class PgOps implements Tx {
 
   async update(resource: string, record: StoredRecord): Promise<void> {
     const r = this.resource(resource);
+    this.writing(r, [record.id]);
     const row = toRow(r, record, pgCodec);
     const cols = Object.keys(row).filter((c) => c !== 'id');
     const sets = cols.map((c) => `${quote(c)} = ?`);
@@ -256,6 +282,10 @@ export class PgOps implements Tx {
       for (const record of records) await this.insert(resource, record);
       return;
     }
+    this.writing(
+      r,
+      records.map((record) => record.id),
+    );
     for (const { cols, chunk, params } of rowChunks(r, records)) {
       const tuple = `(${cols.map(() => '?').join(', ')})`;
       await this.write(r, `INSERT INTO ${quote(r.table)} (${cols.map(quote).join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`, params);
@@ -272,6 +302,10 @@ export class PgOps implements Tx {
       for (const record of records) await this.update(resource, record);
       return;
     }
+    this.writing(
+      r,
+      records.map((record) => record.id),
+    );
     const types = columnTypes(r);
     for (const { cols, chunk, params } of rowChunks(r, records)) {
       const tuple = `(${cols.map((c) => `?::${types.get(c)}`).join(', ')})`;
@@ -283,6 +317,7 @@ export class PgOps implements Tx {
 
   async delete(resource: string, id: string): Promise<boolean> {
     const r = this.resource(resource);
+    this.writing(r, [id]);
     return ((await this.db.query(numbered(`DELETE FROM ${quote(r.table)} WHERE id = ?`), [id])).rowCount ?? 0) > 0;
   }
 

@@ -21,7 +21,7 @@ import { EVENTS_TABLE, SEARCH_COLUMN, createTable, indexes, pgType } from './ddl
 import { INSERT_META_IF_ABSENT, META_TABLE, READ_META, READ_META_PREFIXED, WRITE_META } from '../sql/meta.js';
 import { Statements } from './statements.js';
 import { ListCache } from '../list-cache.js';
-import { RecordCache } from '../record-cache.js';
+import { RecordCache, recordKey, type Carries } from '../record-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { numbered } from './dialect.js';
 import { EpochReader } from './epoch-reader.js';
@@ -29,6 +29,8 @@ import { PgOps } from './pg-ops.js';
 import { ChannelListener } from './channel-listener.js';
 import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer.js';
 import { PipelinedTx } from './pipelined-tx.js';
+import { OwnTransactions } from './own-transactions.js';
+import { RowWrites, TxWrites } from './row-writes.js';
 import { purgeEventsSql } from '../sql/events.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import { backoffMs, MAX_ATTEMPTS, retryable } from './retry-policy.js';
@@ -81,15 +83,21 @@ export class PgStore implements Store {
   private readonly statements: Statements;
   /** Undefined when switched off (CANON_LIST_CACHE=off): every list is read, and no snapshot is asked for. */
   private readonly pages: ListCache | undefined;
+  /** This process's transactions, by id: a snapshot moved by those alone keeps the records and rows kept (OwnTransactions). */
+  private readonly own = new OwnTransactions();
+  /** The rows those are writing and have written: a record read meanwhile is not kept (see get). */
+  private readonly rowWrites = new RowWrites();
   /** Records read by id, kept under the snapshot of the epoch read before them (see get, cachedRecord). */
-  private readonly records = new RecordCache();
+  private readonly records: RecordCache;
   /** The rows shared lists read (see listRowsAt). */
   private readonly listRows: KeptListRows;
 
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
     this.pages = options.listCache === false ? undefined : new ListCache();
-    this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS, new RecordCache(10_000));
+    const carries: Carries = (from, to) => this.own.carries(from, to);
+    this.records = new RecordCache(10_000, carries);
+    this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS, new RecordCache(10_000, carries), carries);
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.
     const connection = { connectionString: options.connectionString, types, options: '-c TimeZone=UTC' };
     // Pipeline mode: a transaction's BEGIN and its event go out with other statements (src/store/postgres/pipelined-tx.ts).
@@ -98,7 +106,7 @@ export class PgStore implements Store {
     this.pool.on('error', () => undefined);
     this.reads = new PgOps(this.pool, () => this.requireModel(), this.statements, true);
     this.epoch = new EpochReader(() => new pg.Client(connection), this.pool);
-    this.sequencer = new EventSequencer(this.pool);
+    this.sequencer = new EventSequencer(this.pool, (xid) => this.own.own(xid));
     this.eventsChannel = new ChannelListener(EVENTS_CHANNEL, () => new pg.Client(connection));
   }
 
@@ -203,16 +211,28 @@ export class PgStore implements Store {
   /** Frozen, as the SQLite adapter's are (Reader): callers behave the same on both stores. */
   async get(resource: string, id: string): Promise<StoredRecord | null> {
     const before = this.epoch.latest;
+    const sent = this.rowWrites.now();
     const record = deepFreeze(await this.reads.get(resource, id));
-    // Kept under the snapshot of the last epoch read, which answered before this read was sent, and only if no later
-    // read answered meanwhile. The record shows at least every commit that snapshot shows (perhaps later ones too,
-    // which a request stamped with that snapshot arrived before, so may see); a commit after it moves the snapshot
-    // every later request is stamped with.
-    if (record !== null && before !== undefined && this.epoch.latest === before) {
-      this.records.validate(before.snapshot);
+    // Read after the last epoch read answered, so the record shows at least every commit its snapshot shows (perhaps
+    // later ones too, which a request stamped with that snapshot arrived before, so may see). Kept under the last
+    // snapshot read now, if that is the same one or only our transactions ended since (stillAt), and none of those
+    // wrote the row since the read was sent or is writing it now (RowWrites): its read may predate their commit.
+    const at = before === undefined ? undefined : this.stillAt(before.snapshot);
+    if (record !== null && at !== undefined && this.rowWrites.keepable(recordKey(resource, id), sent)) {
+      this.records.validate(at);
       this.records.set(resource, id, record);
     }
     return record;
+  }
+
+  /**
+   * The last snapshot read, when what was read after snapshot `from` answered is still current under it: it is `from`,
+   * or every transaction that ended since was ours (OwnTransactions), whose rows the caches forget. Undefined
+   * otherwise: a commit we did not make, or no snapshot read yet.
+   */
+  private stillAt(from: string): string | undefined {
+    const latest = this.epoch.latest?.snapshot;
+    return latest !== undefined && (latest === from || this.own.carries(from, latest)) ? latest : undefined;
   }
 
   /**
@@ -253,13 +273,16 @@ export class PgStore implements Store {
   }
 
   /**
-   * The rows shared lists read, kept under `stamp` once it has held LIST_ROWS_AFTER_MS (src/store/kept-list-rows.ts),
-   * asked when a page's rows have arrived: only while `stamp` is still the last snapshot read, as `get` keeps a
-   * record. Rows read then show at least every commit `stamp` shows; a row changed by a commit after it differs in
-   * version, or (a change by hand keeping the version) was committed after a read sent once the request had arrived.
+   * The rows shared lists read, kept under the last snapshot once it has held LIST_ROWS_AFTER_MS
+   * (src/store/kept-list-rows.ts), asked when a page's rows have arrived, as `get` keeps a record: only while `stamp`
+   * (read after the request arrived, before the page's statement was sent) is still current (stillAt). Rows read then
+   * show at least every commit `stamp` shows; a row changed by a commit after it differs in version (every write of
+   * ours moves it), or (a change by hand keeping the version) was committed by a transaction not ours, which empties
+   * them.
    */
   private listRowsAt(stamp: string): RecordCache | undefined {
-    return this.epoch.latest?.snapshot === stamp ? this.listRows.at(stamp) : undefined;
+    const at = this.stillAt(stamp);
+    return at === undefined ? undefined : this.listRows.at(at);
   }
 
   listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {
@@ -291,8 +314,14 @@ export class PgStore implements Store {
     for (let attempt = 1; ; attempt++) {
       const client = await this.pool.connect();
       const tx = new PipelinedTx(client);
+      // Every row written is forgotten before the caller is answered (finally, below), committed or not.
+      const watch = new TxWrites(
+        this.rowWrites,
+        (xid) => this.own.own(xid),
+        (resource, id) => this.records.forget(resource, id),
+      );
       try {
-        const ops = new PgOps(tx, () => this.requireModel(), this.statements);
+        const ops = new PgOps(tx, () => this.requireModel(), this.statements, false, watch);
         const result = await fn(ops);
         await tx.commit();
         if (ops.bumpedTo !== undefined) this.epoch.seen(ops.bumpedTo);
@@ -305,6 +334,7 @@ export class PgStore implements Store {
         if (attempt >= MAX_ATTEMPTS) throw new StoreBusy(attempt, err);
         await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
       } finally {
+        watch.end();
         client.release();
       }
     }

@@ -3,6 +3,13 @@ import type pg from 'pg';
 
 type QueryConfig = pg.QueryConfig<unknown[]>;
 
+/** A statement waiting to go out with the next one; `answered` is handed its result (a failure fails the COMMIT). */
+interface Outgoing {
+  config: QueryConfig | string;
+  values?: unknown[];
+  answered?: (result: pg.QueryResult) => void;
+}
+
 /**
  * Every statement of a transaction was a round trip: BEGIN, the row lock, the change, its event, COMMIT (five for an
  * update), each a write and a wait on both sides. On a connection in pipeline mode (node-postgres ≥ 8.21, `pipeline:
@@ -21,7 +28,7 @@ type QueryConfig = pg.QueryConfig<unknown[]>;
  */
 export class PipelinedTx {
   /** Deferred statements not sent yet: they go with the next statement or the COMMIT. */
-  private outbox: Array<{ config: QueryConfig | string; values?: unknown[] }> = [];
+  private outbox: Outgoing[] = [];
   /** Whether BEGIN went out (with the first statement). */
   private began = false;
   /** Sent statements whose results nobody awaited (BEGIN, the deferred): the COMMIT counts only if they held. */
@@ -33,9 +40,12 @@ export class PipelinedTx {
     return this.send(config, values);
   }
 
-  /** A statement whose result nobody reads: sent with the next statement or the COMMIT, its failure failing the COMMIT. */
-  deferred(config: QueryConfig | string, values?: unknown[]): void {
-    this.outbox.push({ config, values });
+  /**
+   * A statement nobody waits for: sent with the next statement or the COMMIT, its failure failing the COMMIT, its result
+   * handed to `answered` (before the next statement's, which PostgreSQL answers after it).
+   */
+  deferred(config: QueryConfig | string, values?: unknown[], answered?: (result: pg.QueryResult) => void): void {
+    this.outbox.push({ config, values, answered });
   }
 
   /** Commits what was asked for (nothing, when nothing was): resolves once PostgreSQL has. */
@@ -57,7 +67,7 @@ export class PipelinedTx {
 
   /** BEGIN when not yet sent, the outbox, then this statement: one write to the socket where the connection lets us gather them. */
   private send(config: QueryConfig | string, values?: unknown[]): Promise<pg.QueryResult> {
-    const ahead: Array<{ config: QueryConfig | string; values?: unknown[] }> = this.began ? this.outbox : [{ config: 'BEGIN' }, ...this.outbox];
+    const ahead: Outgoing[] = this.began ? this.outbox : [{ config: 'BEGIN' }, ...this.outbox];
     this.outbox = [];
     this.began = true;
     if (ahead.length === 0) return this.client.query(config, values);
@@ -67,6 +77,7 @@ export class PipelinedTx {
     try {
       const sent = ahead.map((q) => {
         const p = this.client.query(q.config, q.values);
+        if (q.answered !== undefined) p.then(q.answered, () => undefined);
         // Awaited by the statement behind it and by the COMMIT: never an unhandled rejection.
         p.catch(() => undefined);
         return p;

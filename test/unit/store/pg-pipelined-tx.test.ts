@@ -64,6 +64,26 @@ describe('PostgreSQL pipelined transactions', { skip: PG_SKIP }, () => {
     assert.deepEqual(await rows(), [1, 2]);
   });
 
+  it('a deferred statement with a reader goes out with the next statement, and its answer is read before that statement’s (the transaction id, PgOps.writing)', async () => {
+    await clear();
+    const { client, writes } = await counted();
+    const order: string[] = [];
+    try {
+      const tx = new PipelinedTx(client);
+      tx.deferred('SELECT txid_current() AS xid', undefined, (res) => order.push(`xid ${typeof (res.rows[0] as { xid: unknown }).xid}`));
+      assert.equal(writes(), 0);
+      const inserted = tx.query('INSERT INTO t (a) VALUES ($1)', [3]).then(() => order.push('insert'));
+      assert.equal(writes(), 1, 'BEGIN, the deferred statement and the insert in one write');
+      await inserted;
+      assert.deepEqual(order, ['xid string', 'insert']);
+      await tx.commit();
+      assert.equal(writes(), 2);
+    } finally {
+      client.release();
+    }
+    assert.deepEqual(await rows(), [3]);
+  });
+
   it('a deferred statement that fails fails the COMMIT, and nothing of the transaction is kept', async () => {
     await clear();
     await pool.query('INSERT INTO t (a) VALUES (7)');

@@ -1,4 +1,4 @@
-// PostgreSQL records kept by id (PgStore.get, cachedRecord; issue 31.3): answered from memory only for a request an epoch read sent after its arrival vouches for, and never once anything committed — ours or another connection's.
+// PostgreSQL records kept by id (PgStore.get, cachedRecord; issue 31.3): answered from memory only for a request an epoch read sent after its arrival vouches for; never once another connection committed, nor for a row our own commit wrote, while our commits leave the other rows kept (issue 31.2).
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import pg from 'pg';
@@ -15,6 +15,8 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
   let database: TestDatabase;
   let other: pg.Client;
   let id: string;
+  /** A second product, which the tests of our own writes change while `id` stays kept. */
+  let written: string;
 
   /** The cluster's snapshot as another connection reads it: equal before and after means nothing committed anywhere. */
   const snapshot = async (): Promise<string> => String((await other.query('SELECT txid_current_snapshot()::text AS s')).rows[0].s);
@@ -47,7 +49,19 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
     await other.connect();
     const created = await core.services.create({ principal: SYSTEM }, 'products', { name: 'Kept', price: { amount: 100, currency: 'EUR' }, status: 'active' });
     id = created.record.id;
+    written = (await core.services.create({ principal: SYSTEM }, 'products', { name: 'Written', price: { amount: 5, currency: 'EUR' }, status: 'draft' })).record.id;
   });
+
+  /** How many transactions ended between two snapshots (src/store/postgres/own-transactions.ts has the same reading). */
+  const endedBetween = (a: string, b: string): number => {
+    const [amin, amax, axip] = a.split(':') as [string, string, string];
+    const [, bmax, bxip] = b.split(':') as [string, string, string];
+    const running = new Set(bxip ? bxip.split(',').map(Number) : []);
+    let n = 0;
+    for (const x of axip ? axip.split(',').map(Number) : []) if (x >= Number(amin) && !running.has(x)) n++;
+    for (let x = Number(amax); x < Number(bmax); x++) if (!running.has(x)) n++;
+    return n;
+  };
   after(async () => {
     await other?.end();
     await core?.close();
@@ -144,5 +158,92 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
       const again = await store.list('products', { ...query, since: known });
       assert.equal(again.rows[0]?.name, after.rows[0]?.name, `write ${n}: and so does one stamped by authentication's read`);
     }
+  });
+
+  it('our own commit of another row, and the events it stamps, leave the kept record answered from memory; the row written is read anew', async (t) => {
+    const store = core.store;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const start = await snapshot();
+      await store.credentialEpoch();
+      const read = await store.get('products', id);
+      await store.get('products', written);
+      const updated = await core.services.update({ principal: SYSTEM }, 'products', written, 'patch', { name: `Written ${attempt}` });
+      await store.sequenceEvents();
+      const arrived = performance.now();
+      await store.credentialEpoch();
+      const kept = store.cachedRecord!('products', id, arrived);
+      assert.equal(store.cachedRecord!('products', written, arrived), undefined, 'the row we wrote is never answered from memory');
+      assert.equal((await store.get('products', written))?.name, updated.record.name);
+      // Ours: the update and the stamping of its event. Anything more ended meanwhile is another connection's.
+      const quiet = endedBetween(start, await snapshot()) <= 2;
+      if (kept !== undefined) {
+        assert.equal(kept, read, 'the same frozen record');
+        return;
+      }
+      assert.equal(quiet, false, 'only our own transactions ended, yet the kept record was dropped');
+    }
+    t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
+  });
+
+  it('another connection’s commit to another row voids every kept record', async () => {
+    const store = core.store;
+    await store.credentialEpoch();
+    await store.get('products', id);
+    await other.query('UPDATE products SET name = $1 WHERE id = $2', [`By hand ${Date.now()}`, written]);
+    const arrived = performance.now();
+    await store.credentialEpoch();
+    assert.equal(store.cachedRecord!('products', id, arrived), undefined);
+  });
+
+  it('a read of a row sent while our transaction writes it, answered once that has committed, is not kept', async (t) => {
+    const store = core.store;
+    // The store's reads by id (PgOps.get on the pool), held after PostgreSQL answered until the test lets them go.
+    const reads = (store as unknown as { reads: { get(resource: string, id: string): Promise<StoredRecord | null> } }).reads;
+    const read = reads.get.bind(reads);
+    t.after(() => {
+      reads.get = read;
+    });
+    for (let attempt = 0; attempt < 50; attempt++) {
+      let answered!: () => void;
+      const answer = new Promise<void>((resolve) => (answered = resolve));
+      let letGo!: () => void;
+      const hold = new Promise<void>((resolve) => (letGo = resolve));
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let writing!: () => void;
+      const begun = new Promise<void>((resolve) => (writing = resolve));
+      const start = await snapshot();
+      await store.credentialEpoch();
+      const tx = store.transaction(async (tx) => {
+        const row = (await tx.lock('products', written, 'update'))!;
+        await tx.update('products', { ...row, name: `Held ${attempt} ${Date.now()}`, version: row.version + 1 });
+        writing();
+        await held;
+      });
+      await begun;
+      reads.get = async (resource, id) => {
+        const record = await read(resource, id);
+        answered();
+        await hold;
+        return record;
+      };
+      // Sent while the transaction is open: PostgreSQL answers with the row before the change.
+      const before = store.get('products', written);
+      await answer;
+      reads.get = read;
+      release();
+      await tx;
+      // Only now does the store take the answer in, after our commit forgot the row.
+      letGo();
+      const old = await before;
+      const arrived = performance.now();
+      await store.credentialEpoch();
+      const kept = store.cachedRecord!('products', written, arrived);
+      assert.equal(kept, undefined, 'the row as it was before our commit must not be answered from memory');
+      assert.notEqual((await store.get('products', written))?.name, old?.name);
+      // Ours alone ended (the update; it stamped no events, written through the store): the check above counted.
+      if (endedBetween(start, await snapshot()) <= 1) return;
+    }
+    t.diagnostic('the cluster was never quiet for one attempt in 50: the check ran, but the caches may have emptied for another reason');
   });
 });
