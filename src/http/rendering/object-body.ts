@@ -22,14 +22,9 @@ export interface ObjectBody {
  * the record (its version, the API version, and the links this caller may follow), so equal tags on the
  * same record object mean equal text. Only frozen records (the store's read cache hands those out) are
  * memoised: they cannot change, and they are dropped with the record when the cache lets it go. A sparse view's
- * texts are kept under its view's key (viewKeyOf), by ETag, in a map of their own: looked up by two strings each
- * made once (the key per plan, the tag per row), not by the two joined, which was a new string hashed for every
- * item of every sparse page (a twentieth of a random sparse page's CPU on SQLite, issue 31.1).
+ * text is kept under its view's key and its ETag (viewKeyOf): one Map per record, as records under churn are many.
  */
-const rendered = new WeakMap<StoredRecord, Map<string, Kept | Map<string, Kept>>>();
-
-/** A text as kept: flat, or as rendered until FLAT_FROM pages have joined it. */
-type Kept = string | FirstText;
+const rendered = new WeakMap<StoredRecord, Map<string, string | FirstText>>();
 
 /**
  * A text as rendered, joined into fewer than FLAT_FROM pages so far. Copied flat (flat-text.ts) at the FLAT_FROM-th:
@@ -49,28 +44,20 @@ const FLAT_FROM = 3;
 
 /**
  * Bounded: a record has few tags (callers' links), but a client could ask for many field sets, and the caches keep
- * up to 20,000 records: 8 texts each, whole and sparse together, bounds what a client can make this hold.
+ * up to 20,000 records: 8 texts each bounds what a client can make this hold.
  */
 const TEXTS_PER_RECORD = 8;
 
 /**
- * A sparse view's key, `fields` joined: once per fields array, as a kept plan's (src/query/plan-memo.ts) serves every
- * page it plans, not joined again per item. It cannot be mistaken for a whole text's key, an ETag, which starts
- * with `"` or `W/`.
+ * A sparse view's key prefix, `fields` joined and a newline (in no ETag, which a whole text's key is): once per
+ * fields array, as a kept plan's (src/query/plan-memo.ts) serves every page it plans, not joined again per item.
  */
 const viewKeys = new WeakMap<readonly string[], string>();
 
 function viewKeyOf(fields: readonly string[]): string {
   let key = viewKeys.get(fields);
-  if (key === undefined) viewKeys.set(fields, (key = fields.join(',')));
+  if (key === undefined) viewKeys.set(fields, (key = `${fields.join(',')}\n`));
   return key;
-}
-
-/** The texts a record holds, whole and in every sparse view. */
-function textsHeld(texts: Map<string, Kept | Map<string, Kept>>): number {
-  let n = 0;
-  for (const kept of texts.values()) n += kept instanceof Map ? kept.size : 1;
-  return n;
 }
 
 export function objectBody(version: ApiVersion, r: CompiledResource, loaded: Loaded): ObjectBody {
@@ -97,29 +84,19 @@ export function itemJson(
     texts = new Map();
     rendered.set(loaded.record, texts);
   }
-  // A sparse view is another text of the same record and tag, kept under its view.
-  const view = fields === undefined || texts === undefined ? undefined : viewKeyOf(fields);
-  let within: Map<string, Kept> | undefined;
-  if (view !== undefined) {
-    const held = texts!.get(view);
-    within = held instanceof Map ? held : undefined;
-  }
-  const kept = view === undefined ? texts?.get(etag) : within?.get(etag);
+  // A sparse view is another text of the same record and tag: `fields` (already checked) is part of its key.
+  const key = fields === undefined ? etag : viewKeyOf(fields) + etag;
+  const kept = texts?.get(key);
   if (typeof kept === 'string') return kept;
-  if (kept !== undefined && !(kept instanceof Map)) {
+  if (kept !== undefined) {
     if (!inPage || ++kept.pages < FLAT_FROM) return kept.text;
     // Kept flat from now on, as every page that sends it would otherwise walk the pieces it was joined from (flat-text.ts).
     const flat = flatText(kept.text);
-    (within ?? texts!).set(etag, flat);
+    texts!.set(key, flat);
     return flat;
   }
   const json = itemText(version, r, loaded, fields) ?? JSON.stringify(represent(version, r, loaded, fields));
-  if (texts !== undefined && textsHeld(texts) < TEXTS_PER_RECORD) {
-    const first: FirstText = { text: json, pages: inPage ? 1 : 0 };
-    if (view === undefined) texts.set(etag, first);
-    else if (within !== undefined) within.set(etag, first);
-    else texts.set(view, new Map([[etag, first]]));
-  }
+  if (texts !== undefined && texts.size < TEXTS_PER_RECORD) texts.set(key, { text: json, pages: inPage ? 1 : 0 });
   return json;
 }
 
