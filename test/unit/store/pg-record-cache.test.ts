@@ -185,6 +185,42 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
     t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
   });
 
+  it('a record whose read answered after a later epoch read is kept when that read shows the same snapshot (under load, one is always in flight)', async (t) => {
+    const store = core.store;
+    const reads = (store as unknown as { reads: { get(resource: string, id: string): Promise<StoredRecord | null> } }).reads;
+    const read = reads.get.bind(reads);
+    t.after(() => {
+      reads.get = read;
+    });
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const start = await snapshot();
+      await store.credentialEpoch();
+      let letGo!: () => void;
+      const hold = new Promise<void>((resolve) => (letGo = resolve));
+      reads.get = async (resource, id) => {
+        const record = await read(resource, id);
+        await hold;
+        return record;
+      };
+      const pending = store.get('products', id);
+      reads.get = read;
+      // Another epoch read answers while the record's read is held: a new read, the same snapshot if nothing committed.
+      await store.credentialEpoch();
+      letGo();
+      const record = await pending;
+      const arrived = performance.now();
+      await store.credentialEpoch();
+      const kept = store.cachedRecord!('products', id, arrived);
+      const quiet = (await snapshot()) === start;
+      if (kept !== undefined) {
+        assert.equal(kept, record);
+        return;
+      }
+      assert.equal(quiet, false, 'nothing committed, yet the record read across an epoch read was not kept');
+    }
+    t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
+  });
+
   it('another connection’s commit to another row voids every kept record', async () => {
     const store = core.store;
     await store.credentialEpoch();
