@@ -52,6 +52,21 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
     written = (await core.services.create({ principal: SYSTEM }, 'products', { name: 'Written', price: { amount: 5, currency: 'EUR' }, status: 'draft' })).record.id;
   });
 
+  /**
+   * The store's reads by id (PgOps.get on the pool), for a test to hold one after PostgreSQL answered (replacing `get`),
+   * and the original `read`, put back when the test ends.
+   */
+  const readsById = (
+    t: TestContext,
+  ): { reads: { get(resource: string, id: string): Promise<StoredRecord | null> }; read: (resource: string, id: string) => Promise<StoredRecord | null> } => {
+    const reads = (core.store as unknown as { reads: { get(resource: string, id: string): Promise<StoredRecord | null> } }).reads;
+    const read = reads.get.bind(reads);
+    t.after(() => {
+      reads.get = read;
+    });
+    return { reads, read };
+  };
+
   /** How many transactions ended between two snapshots (src/store/postgres/own-transactions.ts has the same reading). */
   const endedBetween = (a: string, b: string): number => {
     const [amin, amax, axip] = a.split(':') as [string, string, string];
@@ -187,11 +202,7 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
 
   it('a record whose read answered after a later epoch read is kept when that read shows the same snapshot (under load, one is always in flight)', async (t) => {
     const store = core.store;
-    const reads = (store as unknown as { reads: { get(resource: string, id: string): Promise<StoredRecord | null> } }).reads;
-    const read = reads.get.bind(reads);
-    t.after(() => {
-      reads.get = read;
-    });
+    const { reads, read } = readsById(t);
     for (let attempt = 0; attempt < 50; attempt++) {
       const start = await snapshot();
       await store.credentialEpoch();
@@ -233,12 +244,7 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
 
   it('a read of a row sent while our transaction writes it, answered once that has committed, is not kept', async (t) => {
     const store = core.store;
-    // The store's reads by id (PgOps.get on the pool), held after PostgreSQL answered until the test lets them go.
-    const reads = (store as unknown as { reads: { get(resource: string, id: string): Promise<StoredRecord | null> } }).reads;
-    const read = reads.get.bind(reads);
-    t.after(() => {
-      reads.get = read;
-    });
+    const { reads, read } = readsById(t);
     for (let attempt = 0; attempt < 50; attempt++) {
       let answered!: () => void;
       const answer = new Promise<void>((resolve) => (answered = resolve));
