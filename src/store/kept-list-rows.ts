@@ -50,7 +50,7 @@ export class KeptListRows<Rows extends StampedRows = RecordCache> {
     if (stamp !== this.stamp) {
       const from = this.stamp;
       this.stamp = stamp;
-      if (this.carries === undefined || typeof from !== 'string' || typeof stamp !== 'string' || !this.carries(from, stamp)) this.since = now;
+      if (from === undefined || this.carries?.(from, stamp) !== true) this.since = now;
     }
     if (now - this.since < this.afterMs) return undefined;
     this.rows.validate(stamp);

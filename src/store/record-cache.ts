@@ -6,7 +6,7 @@ import type { StoredRecord } from './types.js';
 export const recordKey = (resource: string, id: string): string => `${resource}/${id}`;
 
 /** Whether what was kept under stamp `from` still holds under the later `to` (PostgreSQL: OwnTransactions.carries). */
-export type Carries = (from: string, to: string) => boolean;
+export type Carries = (from: number | string, to: number | string) => boolean;
 
 /**
  * Validity is a stamp; when it moves, every entry goes, unless `carries` says the move was our own writes alone,
@@ -29,8 +29,7 @@ export class RecordCache {
     if (stamp === this.stamp) return;
     const from = this.stamp;
     this.stamp = stamp;
-    if (this.carries !== undefined && typeof from === 'string' && typeof stamp === 'string' && this.carries(from, stamp)) return;
-    this.entries.clear();
+    if (from === undefined || this.carries?.(from, stamp) !== true) this.entries.clear();
   }
 
   get(resource: string, id: string): StoredRecord | undefined {

@@ -95,7 +95,7 @@ export class PgStore implements Store {
   constructor(options: PgOptions) {
     this.statements = new Statements(options.preparedStatements ?? true);
     this.pages = options.listCache === false ? undefined : new ListCache();
-    const carries: Carries = (from, to) => this.own.carries(from, to);
+    const carries: Carries = (from, to) => typeof from === 'string' && typeof to === 'string' && this.own.carries(from, to);
     this.records = new RecordCache(10_000, carries);
     this.listRows = new KeptListRows(options.listRowsAfterMs ?? LIST_ROWS_AFTER_MS, new RecordCache(10_000, carries), carries);
     // Sessions run in UTC so timestamps arrive as `…+00`, the form isoFromPg reads without a Date.

@@ -23,7 +23,7 @@ export class RowWrites {
     return this.ended;
   }
 
-  /** A transaction is about to write these rows (`resource/id`, RecordCache's keys). */
+  /** A transaction is about to write these rows (keys as RecordCache's, recordKey). */
   writing(keys: readonly string[]): void {
     for (const key of keys) this.open.set(key, (this.open.get(key) ?? 0) + 1);
   }
@@ -43,7 +43,7 @@ export class RowWrites {
     }
   }
 
-  /** Whether a read of `key` sent at `sent` (now()) and answered now shows the row as our writes left it. */
+  /** Whether a read of `key` (recordKey) sent at `sent` (now()) and answered now shows the row as our writes left it. */
   keepable(key: string, sent: number): boolean {
     return sent >= this.floor && !this.open.has(key) && (this.endedAt.get(key) ?? 0) <= sent;
   }
@@ -57,11 +57,10 @@ export interface WriteWatch {
 
 /**
  * One transaction's watch (PgStore.transaction): each row it is about to write is forgotten from the caches and marked
- * open in `rows`; its id goes to `own`; at its end, committed or not, its rows are forgotten again (a read may have kept
- * one meanwhile only if it was not open, so this is for good measure) and marked ended.
+ * open in `rows`, so no read keeps it (RowWrites.keepable); its id goes to `own`; at its end, committed or not, its
+ * rows are marked ended and forgotten once more.
  */
 export class TxWrites implements WriteWatch {
-  private readonly keys: string[] = [];
   private readonly written: Array<{ resource: string; id: string }> = [];
 
   constructor(
@@ -71,9 +70,7 @@ export class TxWrites implements WriteWatch {
   ) {}
 
   writing(resource: string, ids: readonly string[]): void {
-    const keys = ids.map((id) => recordKey(resource, id));
-    this.rows.writing(keys);
-    this.keys.push(...keys);
+    this.rows.writing(ids.map((id) => recordKey(resource, id)));
     for (const id of ids) {
       this.written.push({ resource, id });
       this.forget(resource, id);
@@ -86,7 +83,7 @@ export class TxWrites implements WriteWatch {
 
   /** Committed or rolled back: before its caller is answered. */
   end(): void {
-    this.rows.end(this.keys);
+    this.rows.end(this.written.map(({ resource, id }) => recordKey(resource, id)));
     for (const { resource, id } of this.written) this.forget(resource, id);
   }
 }
