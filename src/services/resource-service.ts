@@ -3,80 +3,31 @@ import { v7 as uuidv7 } from 'uuid';
 import type { PasswordHasher } from '../auth/password-hasher.js';
 import { SYSTEM, type Principal } from '../model/principal.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
-import { eventTypeTable } from '../model/event-types.js';
 import { emitsEvents, newestVersion, resourceOf, type CompiledModel, type CompiledResource } from '../model/compile.js';
-import type { HookContext, HookServices, PrepareContext } from '../model/types.js';
-import { validateBody, validateShape, writableFields, type BodyFormat } from '../model/validate.js';
+import type { ActionDef, HookContext, PrepareContext } from '../model/types.js';
+import { validateBody, validateShape, writableFields } from '../model/validate.js';
 import { actionInputSchema } from '../model/schema.js';
 import { HOLD_FIELD, heldBy } from '../model/state-rule.js';
 import { OPERATIONS } from '../platform/operations.js';
 import { bumpOperation } from './operation-rows.js';
-import { UniqueViolation, type Condition, type ListQuery, type LockMode, type Reader, type Store, type EventRecord, type StoredRecord, type Tx } from '../store/types.js';
+import type { Condition, ListQuery, LockMode, Reader, Store, EventRecord, StoredRecord, Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, ownsKnown, type Loaded } from './access.js';
-
-export type { Loaded };
 import { buildEvent } from './events.js';
-import { assertNotHeld, assertPartsFree, heldError, lockParts, writeHold } from './holds.js';
+import { assertNotHeld, assertPartsFree, lockParts, writeHold } from './holds.js';
+import { HOOK_LIST_LIMIT, hookContext } from './hook-context.js';
 import { applyMergePatch } from './merge-patch.js';
+import { newestOperation, queueOperation } from './operation-queue.js';
 import { RecordingTx } from './recording-tx.js';
 import { grantFor, none, ownerCondition, type GrantCheck } from './permissions.js';
 import { readGrant, requireScope } from './refusals.js';
-import { anyStoredChange, changedFields, publicView } from './views.js';
+import { insertOrConflict, label, notFound, preconditionFailed, updateOrConflict, validation } from './resource-errors.js';
+import type { ActionResult, Created, Ctx, ParentRef, Precondition, Within } from './service-types.js';
+import { anyStoredChange, changedFields } from './views.js';
 
-export interface Ctx {
-  principal: Principal;
-  format?: BodyFormat;
-  /** Checks the body as the request's version takes it, before its newest-shape validation (older versions only). */
-  checkBody?: (op: 'create' | 'replace' | 'patch', role: string, parent?: ParentRef) => void;
-  /**
-   * A transaction the change joins instead of opening its own (`commit`'s): changes that must commit together, with
-   * the idempotency record of the request that carried them (a keyed GraphQL request's mutations). Its events
-   * and queued operations are handed on when that transaction commits.
-   */
-  joined?: Tx;
-  /**
-   * When the request arrived (performance.now()): a read the store sent after it (the credentials epoch authentication
-   * waited for) may vouch that a record it keeps is current (Store.cachedRecord). Absent: no such shortcut.
-   */
-  since?: number;
-}
+export type { Loaded };
+export type { ActionResult, Created, Ctx, ParentRef, Precondition, Within };
 
-export interface Created extends Loaded {
-  /** Values shown once in the create response (an API key's secret). */
-  reveal: Record<string, unknown>;
-}
-
-/** A parent in a nested route: `/users/{id}/orders` → { resource: 'users', id, field: 'user_id' }. */
-export interface ParentRef {
-  resource: string;
-  id: string;
-  field: string;
-}
-
-/**
- * Work inside the change's own transaction (the idempotency key): `first` runs before the change reads
- * or writes anything, and may end it by throwing (a replay); `last` runs after it, with its result, and
- * commits with it or not at all.
- */
-export interface Within<T> {
-  first(tx: Tx): Promise<void>;
-  last(tx: Tx, result: T): Promise<void>;
-}
-
-/** What a POST action answers with: the object, and for an asynchronous action the operation it queued. */
-export interface ActionResult extends Loaded {
-  /** The `operations` row inserted in the request's transaction (ActionDef.perform); a worker performs it. */
-  operation?: StoredRecord;
-  /** Values the action shows once and never stores (a rotated webhook secret), as a create's `reveal`. */
-  reveal?: Record<string, unknown>;
-}
-
-/** An If-Match check, decided inside the transaction against the current object. */
-export type Precondition = (loaded: Loaded) => boolean;
-
-const HOOK_LIST_LIMIT = 10_000;
-
-/** Internal resources and those that opt out (ResourceDef.events) write no events. */
+/** The use cases over every resource: reads that refuse what the caller may not see, and writes each in one transaction with its event. */
 export class ResourceService {
   constructor(
     private readonly store: Store,
@@ -373,7 +324,7 @@ export class ResourceService {
       const changes = action.run ? await action.run(loaded.record, hookCtx, input) : {};
       // No changes, no write: an asynchronous action usually changes nothing until it is performed.
       let record = Object.keys(changes).length > 0 ? await this.applyUpdate(tx, ctx, r, loaded.record, changes, now) : loaded.record;
-      const operation = action.perform ? await this.queueOperation(tx, r, record.id, actionName, now) : undefined;
+      const operation = action.perform ? await queueOperation(tx, this.model, r, record.id, actionName, now) : undefined;
       // Held from this commit until the operation is settled.
       if (operation) record = await writeHold(tx, record, r, operation.id);
       const result: ActionResult = {
@@ -385,28 +336,6 @@ export class ResourceService {
       await within?.last(tx, result);
       return result;
     }, ctx.joined);
-  }
-
-  /**
-   * The operation row of an asynchronous action, due at once. The object's hold (checked by runAction under
-   * its lock) keeps it to one at a time; the operations in flight are looked at too, for those queued before
-   * objects carried their hold (two payments of one order would be two charges).
-   */
-  private async queueOperation(tx: Tx, r: CompiledResource, objectId: string, actionName: string, now: string): Promise<StoredRecord> {
-    const ops = this.resource(OPERATIONS);
-    const inFlight = await tx.list(OPERATIONS, {
-      where: [...operationOf(r.name, objectId, actionName), { path: 'status', op: 'eq', value: 'processing' }],
-      orderBy: [{ path: 'id', desc: false }],
-      limit: 1,
-    });
-    if (inFlight.rows[0]) throw heldError(r, inFlight.rows[0].id, inFlight.rows[0]);
-    const values: Record<string, unknown> = { resource: r.name, object_id: objectId, action: actionName, status: 'processing', attempts: 0, next_attempt_at: now };
-    const record: StoredRecord = { id: uuidv7(), version: 1, created_at: now, updated_at: now };
-    for (const [field] of ops.stored) record[field] = values[field] ?? null;
-    await tx.insert(OPERATIONS, record);
-    // The worker is told once the transaction that queued it commits (`transaction`).
-    if (tx instanceof RecordingTx) tx.queued = true;
-    return record;
   }
 
   /**
@@ -447,35 +376,39 @@ export class ResourceService {
    * outcome stays readable once the object has moved on (a paid order).
    */
   async operationOf(ctx: Ctx, name: string, id: string, actionName: string): Promise<StoredRecord> {
+    const { r, loaded, reader } = await this.loadForAction(ctx, name, id, actionName, 'perform');
+    const operation = await newestOperation(reader, r, loaded.record.id, actionName);
+    if (!operation) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
+    return operation;
+  }
+
+  /** GET /{resource}/{id}/{action}: a read-only view that exists only in the action's states (404 otherwise). */
+  async viewAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Record<string, unknown>> {
+    const { r, action, loaded } = await this.loadForAction(ctx, name, id, actionName, 'view');
+    if (action.when && !action.when(loaded.record)) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
+    // loadForAction refused an action without a view.
+    return action.view?.(loaded.record) ?? {};
+  }
+
+  /** An object read for one of its action's GET answers, refused (403) to a caller who may not run the action. */
+  private async loadForAction(
+    ctx: Ctx,
+    name: string,
+    id: string,
+    actionName: string,
+    kind: 'perform' | 'view',
+  ): Promise<{ r: CompiledResource; action: ActionDef; loaded: Loaded; reader: Reader }> {
     const r = this.resource(name);
     this.requireScope(ctx, r, 'read');
     const action = r.def.actions?.[actionName];
-    if (!action?.perform) throw new Error(`${name} has no asynchronous action ${actionName}`);
+    if (!action?.[kind]) throw new Error(`${name} has no ${kind === 'perform' ? 'asynchronous' : 'GET'} action ${actionName}`);
     // Inside a joined transaction (a keyed GraphQL request's answer), what it changed already.
     const reader = ctx.joined ?? this.store;
     const loaded = await this.loadVisible(ctx, r, id, reader);
     const g = grantFor(ctx.principal, action.allow);
     const owned = await owns(this.model, r, loaded.record, ctx.principal, reader);
     if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
-    // Ids are UUIDv7, so the highest id is the newest operation.
-    const { rows } = await reader.list(OPERATIONS, { where: operationOf(r.name, loaded.record.id, actionName), orderBy: [{ path: 'id', desc: true }], limit: 1 });
-    if (!rows[0]) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
-    return rows[0];
-  }
-
-  /** GET /{resource}/{id}/{action}: a read-only view that exists only in the action's states (404 otherwise). */
-  async viewAction(ctx: Ctx, name: string, id: string, actionName: string): Promise<Record<string, unknown>> {
-    const r = this.resource(name);
-    this.requireScope(ctx, r, 'read');
-    const action = r.def.actions?.[actionName];
-    if (!action?.view) throw new Error(`${name} has no GET action ${actionName}`);
-    const reader = ctx.joined ?? this.store;
-    const loaded = await this.loadVisible(ctx, r, id, reader);
-    const g = grantFor(ctx.principal, action.allow);
-    const owned = await owns(this.model, r, loaded.record, ctx.principal, reader);
-    if (!g.all && !(g.owner && owned)) throw new AppError('FORBIDDEN', `You may not read the ${actionName} of this ${label(r)}.`);
-    if (action.when && !action.when(loaded.record)) throw new AppError('NOT_FOUND', `This ${label(r)} has no ${actionName} yet.`);
-    return action.view(loaded.record);
+    return { r, action, loaded, reader };
   }
 
   /**
@@ -581,63 +514,16 @@ export class ResourceService {
   }
 
   private hookContext(ctx: Ctx, tx: Tx, now: string): HookContext {
-    const services: HookServices = {
-      get: (resource, id) => tx.get(resource, id),
-      list: async (resource, where) => {
-        const conditions: Condition[] = Object.entries(where).map(([path, value]) => ({ path, op: 'eq', value }));
-        return (await tx.list(resource, { where: conditions, orderBy: [{ path: 'id', desc: false }], limit: HOOK_LIST_LIMIT })).rows;
-      },
-      lock: (resource, id) => tx.lock(resource, id, 'update'),
-      sum: async (resource, where, factors) => {
-        const conditions: Condition[] = Object.entries(where).map(([path, value]) => ({ path, op: 'eq', value }));
-        return tx.sum(resource, conditions, factors);
-      },
-      update: async (resource, id, changes, eventType) => {
-        const target = this.resource(resource);
-        if (eventType !== undefined && eventTypeTable(this.model).get(eventType)?.resource !== target.name) {
-          throw new Error(
-            `a hook wrote ${resource} under the event type ${eventType}, which ${resource} does not declare (ResourceDef.eventTypes): the event catalog lists every type an app emits`,
-          );
-        }
-        const current = await tx.lock(resource, id, 'update');
-        if (!current) throw notFound(target);
-        return this.applyUpdate(tx, ctx, target, current, changes, now, eventType === undefined ? {} : { eventType });
-      },
-    };
-    return { ...this.prepareContext(ctx, now), services, cascading: false, reveal: {} };
+    return hookContext(this.model, tx, this.prepareContext(ctx, now), (target, current, changes, eventType) =>
+      this.applyUpdate(tx, ctx, target, current, changes, now, eventType === undefined ? {} : { eventType }),
+    );
   }
-}
-
-/** The conditions naming the operations of one action on one object. */
-function operationOf(resource: string, objectId: string, action: string): Condition[] {
-  return [
-    { path: 'object_id', op: 'eq', value: objectId },
-    { path: 'resource', op: 'eq', value: resource },
-    { path: 'action', op: 'eq', value: action },
-  ];
-}
-
-function label(r: CompiledResource): string {
-  return r.singular.replace(/_/g, ' ');
 }
 
 /** A record as the principal may see it: one granted only on its own objects gets 404 for another's, so existence never leaks. */
 function visible(principal: Principal, r: CompiledResource, g: GrantCheck, record: StoredRecord, owned: boolean): Loaded {
   if (!g.all && !owned) throw notFound(r);
   return { record, access: accessFor(r, record, principal, owned) };
-}
-
-function notFound(r: CompiledResource): AppError {
-  return new AppError('NOT_FOUND', `No such ${label(r)}.`);
-}
-
-/** A 422 worded as the body validator words it (src/model/validate.ts), whichever check found the problem. */
-function validation(r: CompiledResource, details: ErrorDetail[]): AppError {
-  return new AppError('VALIDATION_ERROR', `The ${label(r)} is invalid.`, { details });
-}
-
-function preconditionFailed(): AppError {
-  return new AppError('PRECONDITION_FAILED', 'If-Match does not match the current ETag; fetch the object again and retry.');
 }
 
 /** Whether an update touches what a cached credential was resolved from (ResourceDef.credentialFields). */
@@ -655,28 +541,4 @@ function stateEvent(r: CompiledResource, before: StoredRecord, after: StoredReco
     if (before[field] !== to && types[to]) return types[to];
   }
   return undefined;
-}
-
-async function insertOrConflict(tx: Tx, r: CompiledResource, record: StoredRecord): Promise<void> {
-  try {
-    await tx.insert(r.name, record);
-  } catch (err) {
-    throw conflictFrom(err, r, record);
-  }
-}
-
-async function updateOrConflict(tx: Tx, r: CompiledResource, record: StoredRecord): Promise<void> {
-  try {
-    await tx.update(r.name, record);
-  } catch (err) {
-    throw conflictFrom(err, r, record);
-  }
-}
-
-function conflictFrom(err: unknown, r: CompiledResource, record: StoredRecord): unknown {
-  if (!(err instanceof UniqueViolation)) return err;
-  const view = publicView(r, record);
-  return new AppError('CONFLICT', `A ${label(r)} with this ${err.field.replace(/_/g, ' ')} already exists.`, {
-    details: [{ field: err.field, message: 'is already taken', ...(err.field in view ? { value: view[err.field] } : {}) }],
-  });
 }
