@@ -24,7 +24,7 @@ import { ListCache } from '../list-cache.js';
 import { RecordCache, recordKey, type Carries } from '../record-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { numbered } from './dialect.js';
-import { EpochReader } from './epoch-reader.js';
+import { EpochReader, READ_EPOCH_AND_SNAPSHOT } from './epoch-reader.js';
 import { PgOps } from './pg-ops.js';
 import { ChannelListener } from './channel-listener.js';
 import { EVENTS_CHANNEL, EventSequencer, SEQUENCER_DDL } from './event-sequencer.js';
@@ -105,7 +105,7 @@ export class PgStore implements Store {
     // An idle client's error (the server restarted) must not crash the process; the next query reconnects.
     this.pool.on('error', () => undefined);
     this.reads = new PgOps(this.pool, () => this.requireModel(), this.statements, true);
-    this.epoch = new EpochReader(() => new pg.Client(connection), this.pool);
+    this.epoch = new EpochReader(() => new pg.Client(connection), this.pool, this.statements.of(READ_EPOCH_AND_SNAPSHOT));
     this.sequencer = new EventSequencer(this.pool, (xid) => this.own.own(xid));
     this.eventsChannel = new ChannelListener(EVENTS_CHANNEL, () => new pg.Client(connection));
   }

@@ -1,4 +1,4 @@
-// PostgreSQL writes of one row run as named statements (src/store/postgres/pg-ops.ts): parsed and planned once per connection, not once per write.
+// PostgreSQL writes of one row and the epoch read run as named statements (src/store/postgres/pg-ops.ts, epoch-reader.ts): parsed and planned once per connection, not once per run.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type pg from 'pg';
@@ -60,6 +60,23 @@ describe('PostgreSQL named writes', { skip: PG_SKIP }, () => {
       later,
       first.filter((s) => /^(INSERT|UPDATE|DELETE)/.test(s)),
       'no write prepared a second statement',
+    );
+  });
+
+  it('reads the credentials epoch with a named statement on its dedicated connection', async () => {
+    const reader = (core.store as unknown as { epoch: { client?: pg.Client } }).epoch;
+    // The dedicated connection starts in the background after the first read; reads go through the pool until then.
+    for (let attempt = 0; attempt < 100 && reader.client === undefined; attempt++) {
+      await core.store.credentialEpoch();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.ok(reader.client, 'the dedicated connection is up');
+    await core.store.credentialEpoch();
+    await core.store.credentialEpoch();
+    const { rows } = await reader.client.query<{ statement: string }>('SELECT statement FROM pg_prepared_statements');
+    assert.deepEqual(
+      rows.map((r) => r.statement),
+      ['SELECT epoch, txid_current_snapshot()::text AS snapshot FROM canon_credential_epoch WHERE id = 1'],
     );
   });
 });
