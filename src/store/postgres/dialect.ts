@@ -22,7 +22,6 @@ export const pgDialect: Dialect = {
   list: (values) => [...values],
   // The B-tree keeps the tighter of two bounds on one column by itself: nothing to do.
   residual: (col) => col,
-  limitInText: true,
   searchSource(r: CompiledResource, text: string): Sql | undefined {
     const query = tsquery(text);
     if (query === undefined) return undefined;

@@ -34,24 +34,6 @@ export interface Dialect {
    * (`listSql`, for a filter the keyset position already bounds more tightly on the same side).
    */
   residual(col: string): string;
-  /**
-   * A page's LIMIT written into the text (PostgreSQL) instead of bound. PostgreSQL plans a bound LIMIT as if a tenth
-   * of the rows were wanted, so a named statement's generic plan never looks as cheap as its custom plans, and it
-   * was planned again at every run; with the LIMIT in the text, a first page or a keyset page (no OFFSET) is planned
-   * a few times, then its generic plan is reused whenever PostgreSQL costs it no worse (docs/BENCHMARKS.md, "literal
-   * LIMIT"). Page sizes are few (the query layer's 1 to 100, a store caller's own), so the texts stay few.
-   */
-  limitInText: boolean;
-}
-
-/** A page's LIMIT as the dialect takes it (Dialect.limitInText): its digits, checked, or a placeholder whose value is pushed. */
-function limitOf(d: Dialect, limit: number, params: unknown[]): string {
-  if (!d.limitInText) {
-    params.push(limit);
-    return '?';
-  }
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new Error(`a LIMIT must be a whole number of rows, not ${String(limit)}`);
-  return String(limit);
 }
 
 export function quote(name: string): string {
@@ -253,7 +235,8 @@ export function listSql(
     params.push(...k.params);
   }
   const order = orderClause(d, resource, q.orderBy);
-  rest += ` ORDER BY ${order} LIMIT ${limitOf(d, q.limit, params)}`;
+  rest += ` ORDER BY ${order} LIMIT ?`;
+  params.push(q.limit);
   if (q.offset) {
     rest += ' OFFSET ?';
     params.push(q.offset);

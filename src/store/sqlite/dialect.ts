@@ -25,9 +25,6 @@ export const sqliteDialect: Dialect = {
   list: (values) => JSON.stringify(values.map(sqliteValue)),
   // A unary plus makes the term no index's bound (https://sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_)
   residual: (col) => `+${col}`,
-  // SQLite plans a statement when it is prepared, and the store keeps it prepared (statement-cache.ts): a bound LIMIT
-  // costs no planning there.
-  limitInText: false,
   searchSource(resource: CompiledResource, text: string): Sql | undefined {
     const match = matchExpression(text);
     if (match === undefined) return undefined;
