@@ -363,8 +363,10 @@ export class PgOps implements Tx {
     this.bumpedTo = Number(row!.epoch);
   }
 
-  /** Maps unique violations (SQLSTATE 23505) to the store contract's UniqueViolation, naming the field. */
-  /** `named`: a statement of one row, whose text is the same for every row of `r`; a batch's varies with its size. */
+  /**
+   * Maps unique violations (SQLSTATE 23505) to the store contract's UniqueViolation, naming the field. `named`: a
+   * statement of one row, whose text is the same for every row of `r`; a batch's varies with its size, so it is not.
+   */
   private async write(r: CompiledResource, sql: string, params: unknown[], named = true): Promise<void> {
     try {
       await this.db.query(named ? this.statement(sql, params) : { text: numbered(sql), values: params });
