@@ -5,6 +5,7 @@ import { UUID_PATTERN } from '../lib/uuid.js';
 import type { CompiledResource } from '../model/compile.js';
 import type { FieldDef } from '../model/types.js';
 import { ifMatchPrecondition } from '../services/etags.js';
+import { notFound } from '../services/resource-errors.js';
 import type { ActionResult, Precondition, Within } from '../services/resource-service.js';
 import { pageConnection, type ConnectionSource } from './connections.js';
 import type { Context } from './context.js';
@@ -14,10 +15,6 @@ import type { ObjectSource } from './object-source.js';
 
 type Args = Record<string, unknown>;
 type Root = GraphQLFieldResolver<unknown, Context, Args, Promise<unknown>>;
-
-function label(r: CompiledResource): string {
-  return r.singular.replace(/_/g, ' ');
-}
 
 /** An id argument as REST takes a path id: a UUID in either case (400 otherwise), stored lowercase. */
 function idOf(args: Args): string {
@@ -38,7 +35,7 @@ function inModelNames(fields: Record<string, FieldDef>, input: unknown): Record<
 export function readOne(r: CompiledResource): Root {
   return async (_root, args, c) => {
     const found = await c.loaders.object(r.name).load(idOf(args));
-    if (!found) throw new AppError('NOT_FOUND', `No such ${label(r)}.`);
+    if (!found) throw notFound(r);
     return found;
   };
 }

@@ -9,14 +9,13 @@ import { validateBody, validateShape, writableFields } from '../model/validate.j
 import { actionInputSchema } from '../model/schema.js';
 import { HOLD_FIELD, heldBy } from '../model/state-rule.js';
 import { OPERATIONS } from '../platform/operations.js';
-import { bumpOperation } from './operation-rows.js';
 import type { Condition, ListQuery, LockMode, Reader, Store, EventRecord, StoredRecord, Tx } from '../store/types.js';
 import { accessFor, ownerOf, ownershipMatters, owns, ownsKnown, type Loaded } from './access.js';
 import { buildEvent } from './events.js';
 import { assertNotHeld, assertPartsFree, lockParts, writeHold } from './holds.js';
 import { HOOK_LIST_LIMIT, hookContext } from './hook-context.js';
 import { applyMergePatch } from './merge-patch.js';
-import { newestOperation, queueOperation } from './operation-queue.js';
+import { bumpOperation, newestOperation, queueOperation } from './operation-rows.js';
 import { RecordingTx } from './recording-tx.js';
 import { grantFor, none, ownerCondition, type GrantCheck } from './permissions.js';
 import { readGrant, requireScope } from './refusals.js';
@@ -503,7 +502,7 @@ export class ResourceService {
         await this.loadVisible(ctx, this.resource(target), String(value), tx, 'reference');
       } catch (err) {
         if (!(err instanceof AppError) || (err.code !== 'NOT_FOUND' && err.code !== 'FORBIDDEN')) throw err;
-        details.push({ field, message: `does not name an existing ${this.resource(target).singular.replace(/_/g, ' ')}`, value });
+        details.push({ field, message: `does not name an existing ${label(this.resource(target))}`, value });
       }
     }
     if (details.length) throw validation(r, details);
