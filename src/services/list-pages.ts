@@ -43,20 +43,29 @@ function storeQueryOf(plan: ListPlan): ListQuery {
   return query;
 }
 
-/** The store query of a plan: one row more than the page for the keyset styles, a count for offset and page. */
+/**
+ * The store query of a plan: one row more than the page for the keyset styles, a count for offset and page. Written
+ * out per style rather than spread from a shared base: an offset page's plan is new per request (its offset put into
+ * the kept plan, src/http/routes/list-plans.ts), and the two object spreads were 8 µs of a random page's CPU.
+ */
 function storeQuery(plan: ListPlan): ListQuery {
-  const base = { where: plan.where, orderBy: plan.orderBy, ...(plan.search !== undefined ? { search: plan.search } : {}) };
+  const { where, orderBy, search } = plan;
   const p = plan.page;
+  let query: ListQuery;
   switch (p.style) {
     case 'offset':
     case 'page':
-      return { ...base, limit: p.limit, offset: p.offset, withTotal: true };
+      query = { where, orderBy, limit: p.limit, offset: p.offset, withTotal: true };
+      break;
     case 'keyset':
       // One extra row tells whether another page exists without counting the whole set.
-      return { ...base, limit: p.limit + 1, ...(p.afterId ? { after: [p.afterId] } : {}) };
+      query = p.afterId ? { where, orderBy, limit: p.limit + 1, after: [p.afterId] } : { where, orderBy, limit: p.limit + 1 };
+      break;
     default:
-      return { ...base, limit: p.limit + 1, ...(p.after ? { after: p.after } : {}) };
+      query = p.after ? { where, orderBy, limit: p.limit + 1, after: p.after } : { where, orderBy, limit: p.limit + 1 };
   }
+  if (search !== undefined) query.search = search;
+  return query;
 }
 
 export class ListPages {

@@ -98,3 +98,59 @@ it('a cursor page plans as the whole query parses, its cursor checked against th
     (err: unknown) => err instanceof AppError && err.code === 'INVALID_QUERY',
   );
 });
+
+it('an offset page plans as the whole query parses, from the kept plan of the query at offset 0 (random offsets are as many URLs)', () => {
+  const cases = [
+    '?limit=20&offset=1980',
+    '?offset=7&limit=20',
+    '?fields=id,name,price&limit=20&offset=33',
+    '?status=active&price.amount[gte]=500&sort=-price.amount&limit=20&offset=40',
+    '?offset=0',
+    '?offset=007',
+    '?offset=1000000',
+    '?offset=1000001',
+    '?offset=1234567890',
+    '?offset=-1',
+    '?offset=',
+    '?offset=1e3',
+    '?offset=%31%32',
+    '?offset=5&offset=6',
+    '?offset=5&off%73et=6',
+    '?offset=5&page=2',
+    '?offset=5&limit=0',
+    '?offset=5&status=bogus',
+    '?offset=5&fields=nope',
+    '?offset=5&after_id=00000000-0000-0000-0000-000000000000',
+  ];
+  for (const raw of cases) {
+    const q = parsed(raw);
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(
+        outcome(() => planFor(v2, products, 'v2/products', q.raw, q.query, SECRET)),
+        outcome(() => parseListParams(products, q.query, SECRET, 'v2/products')),
+        raw,
+      );
+    }
+  }
+  // Pages of one query at two offsets: one kept plan of the rest, so the same filters, order and fields arrays.
+  const a = planFor(v2, products, 'v2/products', '?fields=id,name&limit=20&offset=40', { fields: 'id,name', limit: '20', offset: '40' }, SECRET);
+  const b = planFor(v2, products, 'v2/products', '?fields=id,name&limit=20&offset=60', { fields: 'id,name', limit: '20', offset: '60' }, SECRET);
+  assert.deepEqual(
+    [a.page, b.page],
+    [
+      { style: 'offset', limit: 20, offset: 40 },
+      { style: 'offset', limit: 20, offset: 60 },
+    ],
+  );
+  assert.equal(a.fields, b.fields);
+  assert.ok(Object.isFrozen(a) && Object.isFrozen(a.page) && Object.isFrozen(a.fields));
+  // An older version: its field names still become the newest's (v1's price_cents), the offset put in as on v2.
+  const old = planFor(v1, products, 'v1/products', '?price_cents[gte]=300&offset=20', { 'price_cents[gte]': '300', offset: '20' }, SECRET);
+  assert.deepEqual(old.page, { style: 'offset', limit: 20, offset: 20 });
+  assert.equal(old.where[0]!.path, 'price.amount');
+  // A refused rest is reported as the whole parse reports it, in v1's names.
+  assert.throws(
+    () => planFor(v1, products, 'v1/products', '?price_cents[gte]=abc&offset=20', { 'price_cents[gte]': 'abc', offset: '20' }, SECRET),
+    (err: unknown) => err instanceof AppError && JSON.stringify(err.details).includes('price_cents'),
+  );
+});
