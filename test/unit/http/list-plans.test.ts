@@ -59,6 +59,20 @@ function outcome(fn: () => ListPlan): unknown {
   }
 }
 
+/** planFor answers each of `cases` (v2 products) as parseListParams on the whole query does; twice, the second time from the plan of the rest it kept. */
+function answersAsWhole(cases: string[]): void {
+  for (const raw of cases) {
+    const q = parsed(raw);
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(
+        outcome(() => planFor(v2, products, 'v2/products', q.raw, q.query, SECRET)),
+        outcome(() => parseListParams(products, q.query, SECRET, 'v2/products')),
+        raw,
+      );
+    }
+  }
+}
+
 it('a cursor page plans as the whole query parses, its cursor checked against the plan of the rest (every walk page a new URL)', () => {
   const first = planFor(v2, products, 'v2/products', '?status=active&sort=-price.amount&limit=5', { status: 'active', sort: '-price.amount', limit: '5' }, SECRET);
   const cursor = encodeNext(first, { price: { amount: 700 }, id: '01900000-0000-7000-8000-000000000007' }, undefined, SECRET);
@@ -78,17 +92,7 @@ it('a cursor page plans as the whole query parses, its cursor checked against th
     `?status=active&sort=-price.amount&fields=id,name&cursor=${cursor}`,
     `?status=active&sort=-price.amount&fields=nope&cursor=${cursor}`,
   ];
-  for (const raw of cases) {
-    const q = parsed(raw);
-    // Twice: the second time the plan of the rest is the one kept.
-    for (let i = 0; i < 2; i++) {
-      assert.deepEqual(
-        outcome(() => planFor(v2, products, 'v2/products', q.raw, q.query, SECRET)),
-        outcome(() => parseListParams(products, q.query, SECRET, 'v2/products')),
-        raw,
-      );
-    }
-  }
+  answersAsWhole(cases);
   const plan = planFor(v2, products, 'v2/products', cases[0]!, parsed(cases[0]!).query, SECRET);
   assert.deepEqual(plan.page, { style: 'cursor', limit: 5, after: [700, '01900000-0000-7000-8000-000000000007'] });
   assert.ok(Object.isFrozen(plan) && Object.isFrozen(plan.page) && Object.isFrozen(plan.where));
@@ -122,16 +126,7 @@ it('an offset page plans as the whole query parses, from the kept plan of the qu
     '?offset=5&fields=nope',
     '?offset=5&after_id=00000000-0000-0000-0000-000000000000',
   ];
-  for (const raw of cases) {
-    const q = parsed(raw);
-    for (let i = 0; i < 2; i++) {
-      assert.deepEqual(
-        outcome(() => planFor(v2, products, 'v2/products', q.raw, q.query, SECRET)),
-        outcome(() => parseListParams(products, q.query, SECRET, 'v2/products')),
-        raw,
-      );
-    }
-  }
+  answersAsWhole(cases);
   // Pages of one query at two offsets: one kept plan of the rest, so the same filters, order and fields arrays.
   const a = planFor(v2, products, 'v2/products', '?fields=id,name&limit=20&offset=40', { fields: 'id,name', limit: '20', offset: '40' }, SECRET);
   const b = planFor(v2, products, 'v2/products', '?fields=id,name&limit=20&offset=60', { fields: 'id,name', limit: '20', offset: '60' }, SECRET);
