@@ -159,6 +159,19 @@ export function withCursor(plan: ListPlan, cursor: string, secret: string): List
   return Object.freeze({ ...plan, page: Object.freeze({ style: 'cursor' as const, limit: plan.page.limit, after: Object.freeze(after!) as unknown[] }) });
 }
 
+/**
+ * The plan of the same query with `offset` in it, from `plan`, the query parsed at offset 0 (an offset-style plan):
+ * what parseListParams gives for the whole query, an offset's refusal included (the only detail then, as `plan` had
+ * none). Random offsets are as many URLs; their filters, sort and fields are not.
+ */
+export function withOffset(plan: ListPlan, offset: string): ListPlan {
+  if (plan.page.style !== 'offset') throw new Error('withOffset takes an offset-style plan');
+  const details: ErrorDetail[] = [];
+  const n = parseCount(details, 'offset', offset, 0, 0, MAX_OFFSET);
+  if (details.length) throw new AppError('INVALID_QUERY', 'The query parameters are invalid.', { details });
+  return Object.freeze({ ...plan, page: Object.freeze({ ...plan.page, offset: n }) });
+}
+
 function shapeOf(scope: string, where: Condition[], orderBy: SortKey[], search: string | undefined): string {
   const text = JSON.stringify([scope, where.map((c) => JSON.stringify([c.path, c.op, c.value])).sort(), orderBy.map((k) => [k.path, k.desc]), search ?? null]);
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
