@@ -97,18 +97,28 @@ export class PgOps implements Tx {
   private xidAsked = false;
 
   /**
-   * Before a statement writes `ids` of `r`: the watch is told, and with the first, the transaction's id is asked for,
-   * sent with the write in one pipelined batch, ahead of it (the write would take an id anyway), so it is known before
-   * any COMMIT is sent. Only transactions have a watch (PgStore.transaction).
+   * Before a statement writes `ids` of `r`: the watch is told, and the transaction's id is asked for (ownId).
+   * Only transactions have a watch (PgStore.transaction).
    */
   private writing(r: CompiledResource, ids: readonly string[]): void {
     const watch = this.watch;
     if (watch === undefined) return;
-    if (!this.xidAsked && this.db instanceof PipelinedTx) {
-      this.xidAsked = true;
-      this.db.deferred(this.statement(TRANSACTION_ID, []), undefined, (res) => watch.xid(Number((res.rows[0] as { xid: unknown }).xid)));
-    }
+    this.ownId(watch);
     watch.writing(r.name, ids);
+  }
+
+  /**
+   * Before the transaction's first statement that takes a transaction id (a write, or a row lock: PostgreSQL marks a
+   * locked row with the locker's id), that id is asked for, sent with the statement in one pipelined batch, ahead of
+   * it, so it is known before any COMMIT is sent. A transaction that only locks changes no row, so the caches may keep
+   * what they hold across its end; unknown, its id moved the snapshot as another process's commit does, and every
+   * cache was emptied: the webhook dispatcher locks its frontier row at every tick, about once a second, and so
+   * emptied the list cache, the kept rows and the records of a read-only workload (issue 31).
+   */
+  private ownId(watch: WriteWatch): void {
+    if (this.xidAsked || !(this.db instanceof PipelinedTx)) return;
+    this.xidAsked = true;
+    this.db.deferred(this.statement(TRANSACTION_ID, []), undefined, (res) => watch.xid(Number((res.rows[0] as { xid: unknown }).xid)));
   }
 
   private resource(name: string): CompiledResource {
@@ -155,6 +165,7 @@ export class PgOps implements Tx {
   }
 
   lock(resource: string, id: string, mode: LockMode): Promise<StoredRecord | null> {
+    if (this.watch !== undefined) this.ownId(this.watch);
     return this.byId(resource, id, ` ${ROW_LOCKS[mode]}`);
   }
 

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { commerce } from '../../../examples/commerce/index.js';
 import { resolveConfig } from '../../../src/config/config.js';
 import { SYSTEM } from '../../../src/model/principal.js';
+import { DispatchPositions, dispatching } from '../../../src/webhooks/dispatch-positions.js';
 import { openCore, type Core } from '../../../src/runtime/core.js';
 import type { StoredRecord } from '../../../src/store/types.js';
 import { TEST_PASSWORD_COST } from '../../support/harness.js';
@@ -198,6 +199,34 @@ describe('PostgreSQL records kept by id', { skip: PG_SKIP }, () => {
       assert.equal(quiet, false, 'only our own transactions ended, yet the kept record was dropped');
     }
     t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
+  });
+
+  it('our own transaction that only locks a row (the webhook dispatcher’s tick) leaves the kept record answered from memory', async (t) => {
+    const store = core.store;
+    for (const [name, tick] of [
+      ['a row lock alone', () => store.transaction(async (tx) => void (await tx.lock('products', written, 'update')))],
+      ['the dispatcher’s frontier lock', () => dispatching(store, async (tx) => void (await DispatchPositions.open(tx, new Date().toISOString())))],
+    ] as const) {
+      // The frontier row exists from the first dispatch on: the ticks measured lock it and write nothing.
+      await tick();
+      let hit = false;
+      for (let attempt = 0; attempt < 50 && !hit; attempt++) {
+        const start = await snapshot();
+        await store.credentialEpoch();
+        const read = await store.get('products', id);
+        await tick();
+        const arrived = performance.now();
+        await store.credentialEpoch();
+        const kept = store.cachedRecord!('products', id, arrived);
+        // The tick takes a transaction id (a locked row carries its locker's): one ended is ours; more, another's.
+        const quiet = endedBetween(start, await snapshot()) <= 1;
+        if (kept !== undefined) {
+          assert.equal(kept, read, `${name}: the same frozen record`);
+          hit = true;
+        } else assert.equal(quiet, false, `${name}: only our own lock ended, yet the kept record was dropped`);
+      }
+      if (!hit) t.diagnostic(`${name}: the cluster was never quiet for one attempt in 50: no hit required, none wrong`);
+    }
   });
 
   it('a record whose read answered after a later epoch read is kept when that read shows the same snapshot (under load, one is always in flight)', async (t) => {
