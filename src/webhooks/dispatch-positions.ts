@@ -35,6 +35,67 @@ function positionOf(endpoint: StoredRecord, row: StoredRecord | undefined, front
   return Number(row.position);
 }
 
+/** The endpoints, and the position rows as stored: read after the head (see DispatchPositions.open). */
+interface Rows {
+  endpoints: StoredRecord[];
+  stored: StoredRecord[];
+}
+
+async function rowsOf(reader: Reader): Promise<Rows> {
+  const { rows: endpoints } = await reader.list(WEBHOOK_ENDPOINTS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: MAX_ENDPOINTS });
+  const { rows: stored } = await reader.list(WEBHOOK_DISPATCH, { where: [], orderBy: [{ path: 'id', desc: false }], limit: MAX_ENDPOINTS + 1 });
+  return { endpoints, stored };
+}
+
+/** What a dispatch owes the position rows (deleted, inserted, updated), its plan, and each endpoint's row as it leaves it. */
+interface Step {
+  deletes: string[];
+  inserts: StoredRecord[];
+  updates: StoredRecord[];
+  plan: DispatchPlan;
+  mine: Map<string, StoredRecord>;
+}
+
+/** The rows brought up to date with the frontier `lock` and the log's `head`, and which endpoints the dispatch serves. */
+function planned(lock: StoredRecord, head: number, { endpoints, stored }: Rows, nowIso: string): Step {
+  const frontier = Number(lock.position ?? head);
+  const rows = new Map(stored.filter((r) => r.id !== DISPATCH_ROW).map((r) => [r.id, r]));
+  const inserts: StoredRecord[] = [];
+  const updates: StoredRecord[] = [];
+  const enabled: Array<{ endpoint: StoredRecord; position: number }> = [];
+  for (const endpoint of endpoints) {
+    const row = rows.get(endpoint.id);
+    rows.delete(endpoint.id);
+    if (endpoint.status !== 'enabled') {
+      // Disabled: owed nothing until enabled again. Paused once; nothing to write while it stays so.
+      if (!row) inserts.push({ id: endpoint.id, version: 1, created_at: nowIso, updated_at: nowIso, position: null });
+      else if (row.position !== null && row.position !== undefined) updates.push({ ...row, version: row.version + 1, updated_at: nowIso, position: null });
+      continue;
+    }
+    const position = positionOf(endpoint, row, frontier);
+    if (!row) inserts.push({ id: endpoint.id, version: 1, created_at: nowIso, updated_at: nowIso, position });
+    else if (Number(row.position) !== position || row.position === null) updates.push({ ...row, version: row.version + 1, updated_at: nowIso, position });
+    enabled.push({ endpoint, position });
+  }
+  // Rows left are those of deleted endpoints, when every endpoint was read.
+  const deletes = endpoints.length < MAX_ENDPOINTS ? [...rows.keys()] : [];
+  if (head > frontier) updates.push({ ...lock, version: lock.version + 1, updated_at: nowIso, position: head });
+  const from = Math.min(...enabled.map((e) => e.position));
+  const above = enabled.map((e) => e.position).filter((p) => p > from);
+  return {
+    deletes,
+    inserts,
+    updates,
+    plan: {
+      cohort: enabled.filter((e) => e.position === from).map((e) => e.endpoint),
+      from: enabled.length ? from : head,
+      until: above.length ? Math.min(...above) : undefined,
+    },
+    // Each endpoint's row as this transaction last wrote it (or read it): moveTo writes it again.
+    mine: new Map([...stored, ...inserts, ...updates].filter((r) => r.id !== DISPATCH_ROW).map((r) => [r.id, r] as const)),
+  };
+}
+
 /**
  * Positions are rows of WEBHOOK_DISPATCH: one per endpoint, under its id, and the frontier row every dispatching
  * transaction locks first, so dispatchers of every process take turns and each event is dispatched to each
@@ -61,43 +122,27 @@ export class DispatchPositions {
       lock = { id: DISPATCH_ROW, version: 1, created_at: nowIso, updated_at: nowIso, position: head };
       await tx.insert(WEBHOOK_DISPATCH, lock);
     }
-    const frontier = Number(lock.position ?? head);
-    const { rows: endpoints } = await tx.list(WEBHOOK_ENDPOINTS, { where: [], orderBy: [{ path: 'id', desc: false }], limit: MAX_ENDPOINTS });
-    const { rows: stored } = await tx.list(WEBHOOK_DISPATCH, { where: [], orderBy: [{ path: 'id', desc: false }], limit: MAX_ENDPOINTS + 1 });
-    const rows = new Map(stored.filter((r) => r.id !== DISPATCH_ROW).map((r) => [r.id, r]));
-    const inserts: StoredRecord[] = [];
-    const updates: StoredRecord[] = [];
-    const enabled: Array<{ endpoint: StoredRecord; position: number }> = [];
-    for (const endpoint of endpoints) {
-      const row = rows.get(endpoint.id);
-      rows.delete(endpoint.id);
-      if (endpoint.status !== 'enabled') {
-        // Disabled: owed nothing until enabled again. Paused once; nothing to write while it stays so.
-        if (!row) inserts.push({ id: endpoint.id, version: 1, created_at: nowIso, updated_at: nowIso, position: null });
-        else if (row.position !== null && row.position !== undefined) updates.push({ ...row, version: row.version + 1, updated_at: nowIso, position: null });
-        continue;
-      }
-      const position = positionOf(endpoint, row, frontier);
-      if (!row) inserts.push({ id: endpoint.id, version: 1, created_at: nowIso, updated_at: nowIso, position });
-      else if (Number(row.position) !== position || row.position === null) updates.push({ ...row, version: row.version + 1, updated_at: nowIso, position });
-      enabled.push({ endpoint, position });
-    }
-    // Rows left are those of deleted endpoints, when every endpoint was read.
-    if (endpoints.length < MAX_ENDPOINTS) for (const id of rows.keys()) await tx.delete(WEBHOOK_DISPATCH, id);
-    if (head > frontier) updates.push({ ...lock, version: lock.version + 1, updated_at: nowIso, position: head });
-    if (inserts.length) await tx.insertMany(WEBHOOK_DISPATCH, inserts);
-    if (updates.length) await tx.updateMany(WEBHOOK_DISPATCH, updates);
+    const step = planned(lock, head, await rowsOf(tx), nowIso);
+    for (const id of step.deletes) await tx.delete(WEBHOOK_DISPATCH, id);
+    if (step.inserts.length) await tx.insertMany(WEBHOOK_DISPATCH, step.inserts);
+    if (step.updates.length) await tx.updateMany(WEBHOOK_DISPATCH, step.updates);
+    return new DispatchPositions(tx, step.mine, step.plan, nowIso);
+  }
 
-    const from = Math.min(...enabled.map((e) => e.position));
-    const above = enabled.map((e) => e.position).filter((p) => p > from);
-    const plan: DispatchPlan = {
-      cohort: enabled.filter((e) => e.position === from).map((e) => e.endpoint),
-      from: enabled.length ? from : head,
-      until: above.length ? Math.min(...above) : undefined,
-    };
-    // Each endpoint's row as this transaction last wrote it (or read it): moveTo writes it again.
-    const mine = new Map([...stored, ...inserts, ...updates].filter((r) => r.id !== DISPATCH_ROW).map((r) => [r.id, r] as const));
-    return new DispatchPositions(tx, mine, plan, nowIso);
+  /**
+   * Whether a dispatch now would find nothing to do, read without a lock or a transaction: the frontier row exists, no
+   * position row needs writing, and no enabled endpoint is owed an event. Then the dispatcher takes no lock. A lock
+   * takes a transaction id on PostgreSQL, and its end moves the snapshot every process's caches are stamped with: each
+   * idle tick of each dispatcher (every API process runs one, and a `canon worker`) emptied the list cache, the kept
+   * rows and the records of every other process about once a second (issue 31). On SQLite it took the write lock.
+   * A change read after this check is one a tick made a moment earlier would have missed too: the next tick sees it.
+   */
+  static async idle(reader: Reader, nowIso: string): Promise<boolean> {
+    const lock = await reader.get(WEBHOOK_DISPATCH, DISPATCH_ROW);
+    if (!lock) return false;
+    const head = await reader.lastEventSequence();
+    const step = planned(lock, head, await rowsOf(reader), nowIso);
+    return step.deletes.length + step.inserts.length + step.updates.length === 0 && (step.plan.cohort.length === 0 || step.plan.from >= head);
   }
 
   get cohort(): StoredRecord[] {

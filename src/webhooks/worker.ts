@@ -132,6 +132,8 @@ export class WebhookWorker {
     const claim = randomUUID();
     const leaseEnd = new Date(now.getTime() + this.options.leaseMs).toISOString();
     const claimed: Claimed[] = [];
+    // Nothing to dispatch: no lock taken, no transaction (DispatchPositions.idle says why).
+    if (await DispatchPositions.idle(this.store, nowIso)) return { taken: 0, more: false, batch: { claim, claimed } };
     const { taken, more } = await dispatching(this.store, async (tx) => {
       claimed.length = 0;
       const positions = await DispatchPositions.open(tx, nowIso);

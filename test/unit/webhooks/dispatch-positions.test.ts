@@ -12,7 +12,7 @@ import { compileModel, type CompiledModel } from '../../../src/model/compile.js'
 import { withPlatform } from '../../../src/runtime/compose.js';
 import { purgeExpiredEvents } from '../../../src/runtime/event-purge.js';
 import { openStore } from '../../../src/runtime/open-store.js';
-import type { Store } from '../../../src/store/types.js';
+import type { Store, Tx } from '../../../src/store/types.js';
 import type { SendInput, SendOutcome } from '../../../src/webhooks/sender.js';
 import { eventually } from '../../support/eventually.js';
 import { createTestDatabase, PG_URL } from '../../support/pg.js';
@@ -158,6 +158,49 @@ for (const kind of ['sqlite', ...(PG_URL ? (['postgres'] as const) : [])] as con
       assert.equal(rows.length, 2);
       assert.equal(rows[0]!.position, rows[1]!.position);
       await w.stop();
+    });
+
+    it('an idle dispatch takes no lock and runs no transaction; an event, a new endpoint or a disabled one makes the next dispatch lock', async (t) => {
+      const store = await open();
+      const w = worker(store, new Sender());
+      const ep = await endpoint(store, ['idle.*']);
+      await write(store, 'idle.created');
+      // Counted from here on: every dispatching transaction locks the frontier row first.
+      let transactions = 0;
+      const transaction = store.transaction.bind(store);
+      store.transaction = <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
+        transactions++;
+        return transaction(fn);
+      };
+      t.after(() => {
+        store.transaction = transaction;
+      });
+      /** A dispatch's events taken and the transactions it ran; its deliveries are then attempted (the receiver answers 200), so none is left pending for the tests after. */
+      const dispatch = async (): Promise<[number, number]> => {
+        const before = transactions;
+        const { taken, batch } = await w.dispatch();
+        const ran = transactions - before;
+        await w.deliver(batch);
+        return [taken, ran];
+      };
+      assert.deepEqual(await dispatch(), [1, 1], 'the event: dispatched in one transaction');
+      assert.deepEqual(await dispatch(), [0, 0], 'nothing new: no transaction');
+      assert.deepEqual(await dispatch(), [0, 0], 'still nothing');
+      await write(store, 'idle.updated');
+      assert.deepEqual(await dispatch(), [1, 1], 'a new event');
+      assert.deepEqual(await dispatch(), [0, 0]);
+      // A new endpoint's row, and a disabled endpoint's pause, are written by the next dispatch, with no event.
+      await endpoint(store, ['idle.*']);
+      assert.deepEqual(await dispatch(), [0, 1], 'the new endpoint’s position row');
+      assert.deepEqual(await dispatch(), [0, 0]);
+      await setStatus(store, ep, 'disabled');
+      assert.deepEqual(await dispatch(), [0, 1], 'the disabled endpoint paused');
+      assert.equal((await store.get('webhook-dispatch', ep))?.position, null);
+      assert.deepEqual(await dispatch(), [0, 0]);
+      // The frontier row made by the first dispatch of a deployment is what an idle check needs: none, and it locks.
+      await store.transaction((tx) => tx.delete('webhook-dispatch', '00000000-0000-7000-8000-000000000001'));
+      assert.deepEqual((await dispatch())[1], 1, 'no frontier row: the dispatch makes it');
+      assert.deepEqual(await dispatch(), [0, 0]);
     });
 
     it('a disabled endpoint is owed nothing; enabled again, it receives every event written after that', async () => {
