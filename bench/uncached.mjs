@@ -64,7 +64,8 @@ const BASE_ROOT = process.env.BENCH_BASE_ROOT ? path.resolve(process.env.BENCH_B
 // at every tick, idle or not, and each such transaction's id moves the cluster's snapshot, which empties the caches of
 // every other Canon beside it: such a BENCH_BASE_ROOT build makes the measured build look slower (2026-11-29: the
 // random offset page 1.41x Platformatic DB beside one, 2.48x alone). Compare it in a run of its own instead.
-if (BASE_ROOT && PARTS.includes('pg')) console.warn('bench: BENCH_BASE_ROOT on PostgreSQL: a base build before 1c5b92d empties the caches of every Canon beside it once a second; compare such builds in separate runs');
+if (BASE_ROOT && PARTS.includes('pg'))
+  console.warn('bench: BENCH_BASE_ROOT on PostgreSQL: a base build before 1c5b92d empties the caches of every Canon beside it once a second; compare such builds in separate runs');
 const SERVERS = ['canon', 'platformatic', ...(NO_CACHE ? ['canonNoCache'] : []), ...(BASE_ROOT ? ['canonBefore'] : [])];
 const LABELS = { canon: 'Canon', platformatic: 'Platformatic DB', canonNoCache: 'Canon, page cache off', canonBefore: `Canon before (${BASE_ROOT})` };
 

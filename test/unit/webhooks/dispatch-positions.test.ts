@@ -185,6 +185,10 @@ for (const kind of ['sqlite', ...(PG_URL ? (['postgres'] as const) : [])] as con
       };
       assert.deepEqual(await dispatch(), [1, 1], 'the event: dispatched in one transaction');
       assert.deepEqual(await dispatch(), [0, 0], 'nothing new: no transaction');
+      // Nor does a claim of due deliveries when none is due (the one above was delivered).
+      let before = transactions;
+      assert.equal(await w.deliverDue(), 0);
+      assert.equal(transactions - before, 0, 'no delivery due: no transaction');
       assert.deepEqual(await dispatch(), [0, 0], 'still nothing');
       await write(store, 'idle.updated');
       assert.deepEqual(await dispatch(), [1, 1], 'a new event');
@@ -197,6 +201,17 @@ for (const kind of ['sqlite', ...(PG_URL ? (['postgres'] as const) : [])] as con
       assert.deepEqual(await dispatch(), [0, 1], 'the disabled endpoint paused');
       assert.equal((await store.get('webhook-dispatch', ep))?.position, null);
       assert.deepEqual(await dispatch(), [0, 0]);
+      // A delivery due again (a retry's time come): the claim locks it, in one transaction, and then none is due.
+      const [pending] = (await store.list('webhook-deliveries', { where: [], orderBy: [{ path: 'id', desc: false }], limit: 1 })).rows;
+      await store.transaction((tx) =>
+        tx.update('webhook-deliveries', { ...pending!, version: pending!.version + 1, status: 'pending', next_attempt_at: new Date(Date.now() - 1000).toISOString() }),
+      );
+      before = transactions;
+      assert.equal(await w.deliverDue(), 1);
+      assert.ok(transactions - before >= 1, 'a due delivery: claimed in a transaction');
+      before = transactions;
+      assert.equal(await w.deliverDue(), 0);
+      assert.equal(transactions - before, 0);
       // The frontier row made by the first dispatch of a deployment is what an idle check needs: none, and it locks.
       await store.transaction((tx) => tx.delete('webhook-dispatch', '00000000-0000-7000-8000-000000000001'));
       assert.deepEqual((await dispatch())[1], 1, 'no frontier row: the dispatch makes it');
