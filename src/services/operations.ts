@@ -3,7 +3,8 @@ import { isAppError } from '../errors/app-error.js';
 import type { ActionDef } from '../model/types.js';
 import { OPERATIONS } from '../platform/operations.js';
 import { bumpOperation } from './operation-rows.js';
-import type { ListQuery, Store, StoredRecord } from '../store/types.js';
+import { anyDue, dueQuery } from '../store/due-rows.js';
+import type { Store, StoredRecord } from '../store/types.js';
 import type { ResourceService } from './resource-service.js';
 
 /** What the runner logs through: pino's shape (`log.warn({ err }, 'message')`). */
@@ -104,19 +105,8 @@ export class OperationRunner {
   async claim(limit: number): Promise<ClaimedOperation[]> {
     if (limit <= 0) return [];
     const now = this.clock();
-    const query: ListQuery = {
-      where: [
-        { path: 'status', op: 'eq', value: 'processing' },
-        { path: 'next_attempt_at', op: 'lte', value: now.toISOString() },
-      ],
-      orderBy: [
-        { path: 'next_attempt_at', desc: false },
-        { path: 'id', desc: false },
-      ],
-      limit,
-    };
-    // A look outside any transaction first: an idle poll takes no lock (on SQLite, not the one write lock).
-    if ((await this.store.list(OPERATIONS, { ...query, limit: 1 })).rows.length === 0) return [];
+    const query = dueQuery('processing', now, limit);
+    if (!(await anyDue(this.store, OPERATIONS, query))) return [];
     const leaseEnd = new Date(now.getTime() + this.leaseMs).toISOString();
     const abandoned: StoredRecord[] = [];
     const claimed = await this.services.commit(async (tx) => {

@@ -7,7 +7,8 @@ import type { StoredRecord } from '../model/records.js';
 import type { ApiVersion } from '../model/versions.js';
 import { WEBHOOK_DELIVERIES, type DeliveryAttempt } from './deliveries.js';
 import { WEBHOOK_ENDPOINTS, signingSecrets } from './endpoints.js';
-import type { ListQuery, Store, StoredEvent, Tx } from '../store/types.js';
+import type { Store, StoredEvent, Tx } from '../store/types.js';
+import { anyDue, dueQuery } from '../store/due-rows.js';
 import { nextAttemptDelayMs } from './retry-schedule.js';
 import type { SendInput, SendOutcome } from './sender.js';
 import { DispatchPositions, dispatching } from './dispatch-positions.js';
@@ -185,20 +186,8 @@ export class WebhookWorker {
     const now = this.clock();
     const claim = randomUUID();
     const leaseEnd = new Date(now.getTime() + this.options.leaseMs).toISOString();
-    const due: ListQuery = {
-      where: [
-        { path: 'status', op: 'eq', value: 'pending' },
-        { path: 'next_attempt_at', op: 'lte', value: now.toISOString() },
-      ],
-      orderBy: [
-        { path: 'next_attempt_at', desc: false },
-        { path: 'id', desc: false },
-      ],
-      limit: this.options.batch,
-    };
-    // A look outside any transaction first, as the operations runner's (src/services/operations.ts): an idle tick
-    // takes no lock (on SQLite, not the one write lock).
-    if ((await this.store.list(WEBHOOK_DELIVERIES, { ...due, limit: 1 })).rows.length === 0) return { claim, claimed: [] };
+    const due = dueQuery('pending', now, this.options.batch);
+    if (!(await anyDue(this.store, WEBHOOK_DELIVERIES, due))) return { claim, claimed: [] };
     const rows = await this.store.transaction(async (tx) => {
       const { rows } = await tx.list(WEBHOOK_DELIVERIES, { ...due, skipLocked: true });
       await tx.updateMany(
