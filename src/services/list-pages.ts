@@ -1,5 +1,6 @@
 // One page of a collection in any pagination style, as facts (rows, whether more follow, where the next and previous pages start): REST and GraphQL render them in their own names.
 import { encodeNext, type ListPlan } from '../query/list-params.js';
+import { isKeptPlan } from '../query/plan-memo.js';
 import type { ListQuery, Reader } from '../store/types.js';
 import type { Loaded } from './access.js';
 import type { Ctx, ParentRef, ResourceService } from './resource-service.js';
@@ -35,9 +36,9 @@ export interface Page {
 /** Store queries of plans kept by their memo (src/query/plan-memo.ts), frozen: made once per plan, not per request. */
 const queries = new WeakMap<ListPlan, ListQuery>();
 
-/** The store query of a plan, kept with a frozen plan (a kept one: it cannot change). */
+/** The store query of a plan, kept with a plan a memo keeps (frozen: it cannot change); made anew for any other. */
 function storeQueryOf(plan: ListPlan): ListQuery {
-  if (!Object.isFrozen(plan)) return storeQuery(plan);
+  if (!isKeptPlan(plan)) return storeQuery(plan);
   let query = queries.get(plan);
   if (query === undefined) queries.set(plan, (query = Object.freeze(storeQuery(plan))));
   return query;
