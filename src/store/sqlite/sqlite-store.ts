@@ -31,6 +31,7 @@ import { ListCache } from '../list-cache.js';
 import { KeptListRows, LIST_ROWS_AFTER_MS } from '../kept-list-rows.js';
 import { KeptRows } from './kept-rows.js';
 import { BUSY_TIMEOUT_MS, GroupCommit, sqliteBusy } from './group-commit.js';
+import { switchToWal } from './wal-mode.js';
 import { COUNTS_TABLE, migrateCounts } from './row-counts.js';
 import { WalSync } from './wal-sync.js';
 import { ChangeStamps } from './change-stamps.js';
@@ -98,11 +99,17 @@ export class SqliteStore implements Store {
     // synchronous=FULL fsyncs the log at every commit, so an acknowledged write survives power loss;
     // NORMAL survives a process crash only, losing the last commits to an OS crash (https://sqlite.org/wal.html).
     // exec, not db.pragma(): pragma() prepares a statement and drops it (see native-handles.ts).
-    // The busy timeout first: switching a new file to WAL waits for another process opening it at the same moment.
+    // The busy timeout first: switching a new file to WAL waits for another process opening it at the same moment
+    // (and where SQLite's handler will not wait, switchToWal does).
     const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS));
     const busyTimeout = `PRAGMA busy_timeout = ${busyTimeoutMs}`;
     db.exec(busyTimeout);
-    db.exec('PRAGMA journal_mode = WAL');
+    try {
+      switchToWal(db, busyTimeoutMs);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     // FULL's sync happens outside SQLite, off the event loop, before a writer is answered (wal-sync.ts).
     db.exec('PRAGMA synchronous = NORMAL');
     this.walSync = this.memory || options.synchronous === 'normal' ? undefined : new WalSync(`${options.path}-wal`);
