@@ -23,6 +23,8 @@ export class ListCache {
   private readonly entries = new Map<string, ListResult>();
   /** Totals of offset and page lists by filter: every page of one filter shares its count. */
   private readonly counts = new Map<string, number>();
+  /** Characters of the keys in `counts`: a filter's values are the client's own, as long as its URL allows. */
+  private countChars = 0;
   /** Pages read once under this stamp and not kept, with their rows: at most `maxEntries` pages and `maxRows` rows, the oldest forgotten first. */
   private readonly seen = new Map<string, number>();
   private seenRows = 0;
@@ -37,6 +39,14 @@ export class ListCache {
     private readonly maxEntries = 1_000,
     private readonly maxRows = 10_000,
     private readonly maxPageRows = 101,
+    /**
+     * Counts kept at most, many more than pages: a count is one number under its filter's key, and a range filter
+     * takes a value per client (`price.amount[gte]=<0…5400>`: 5,401 filters, whose counts pushed each other out of
+     * the 1,000 pages' bound, so nearly every such page counted its rows again).
+     */
+    private readonly maxCounts = 20_000,
+    /** Characters of count keys at most (about 2 MB of text with the Map's entries): a bound whatever the filters' length. */
+    private readonly maxCountChars = 1_000_000,
   ) {}
 
   /** Call before every lookup with the current stamp; a different stamp empties the cache. */
@@ -44,6 +54,7 @@ export class ListCache {
     if (stamp === this.stamp) return;
     this.entries.clear();
     this.counts.clear();
+    this.countChars = 0;
     this.seen.clear();
     this.seenRows = 0;
     this.seeks.clear();
@@ -160,11 +171,24 @@ export class ListCache {
     if (total !== undefined) return { ...(await read({ ...query, withTotal: false })), total };
     const result = await read(query);
     // Kept only under the stamp it was counted at: another call may have moved it while this one read.
-    if (result.total !== undefined && this.stamp === stamp) {
-      if (this.counts.size >= this.maxEntries) this.counts.delete(this.counts.keys().next().value!);
-      this.counts.set(key, result.total);
-    }
+    if (result.total !== undefined && this.stamp === stamp) this.keepCount(key, result.total);
     return result;
+  }
+
+  /** Keeps a filter's count, the oldest counts forgotten to make room (by number and by their keys' characters). */
+  private keepCount(key: string, total: number): void {
+    if (this.counts.has(key)) {
+      this.counts.set(key, total);
+      return;
+    }
+    if (key.length > this.maxCountChars) return;
+    while (this.counts.size > 0 && (this.counts.size >= this.maxCounts || this.countChars + key.length > this.maxCountChars)) {
+      const oldest = this.counts.keys().next().value!;
+      this.counts.delete(oldest);
+      this.countChars -= oldest.length;
+    }
+    this.counts.set(key, total);
+    this.countChars += key.length;
   }
 
   get(key: string): ListResult | undefined {

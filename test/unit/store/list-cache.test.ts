@@ -73,6 +73,42 @@ it('an offset list counts once per filter and stamp: later pages of the filter t
   assert.deepEqual(asked, [true, false, false, true, true]);
 });
 
+it("keeps counts for many more filters than pages (a range filter takes a value per client), bounded by number and by their keys' characters", async () => {
+  let counted = 0;
+  const read = async (q: ListQuery): Promise<ListResult> => {
+    if (q.withTotal) counted++;
+    return { ...page(1), ...(q.withTotal ? { total: 5 } : {}) };
+  };
+  const ranged = (gte: number | string): ListQuery => ({ ...query(1), where: [{ path: 'price.amount', op: 'gte', value: gte }], withTotal: true });
+  // Ten pages' room, fifty counts': all fifty filters counted once each are then answered from their counts.
+  const cache = new ListCache(10, 100, 101, 50, 100_000);
+  for (let gte = 0; gte < 50; gte++) await cache.counted('products', ranged(gte), 1, read);
+  assert.equal(counted, 50);
+  for (let gte = 0; gte < 50; gte++) assert.equal((await cache.counted('products', ranged(gte), 1, read)).total, 5);
+  assert.equal(counted, 50, 'no filter counted twice');
+  // A fifty-first pushes out the oldest alone.
+  await cache.counted('products', ranged(50), 1, read);
+  await cache.counted('products', ranged(1), 1, read);
+  assert.equal(counted, 51);
+  await cache.counted('products', ranged(0), 1, read);
+  assert.equal(counted, 52, 'the oldest count was forgotten');
+  // By characters: long filter values push out as many counts as their keys need, and one longer than the bound is not kept.
+  const short = new ListCache(10, 100, 101, 1_000, 3_000);
+  counted = 0;
+  for (let i = 0; i < 3; i++) await short.counted('products', ranged('x'.repeat(900) + i), 1, read);
+  await short.counted('products', ranged('x'.repeat(900) + 3), 1, read);
+  assert.equal(counted, 4);
+  await short.counted('products', ranged('x'.repeat(900) + 0), 1, read);
+  assert.equal(counted, 5, 'the fourth long key pushed out the first');
+  await short.counted('products', ranged('x'.repeat(900) + 3), 1, read);
+  assert.equal(counted, 5, 'the newest stayed');
+  await short.counted('products', ranged('y'.repeat(4_000)), 1, read);
+  await short.counted('products', ranged('y'.repeat(4_000)), 1, read);
+  assert.equal(counted, 7, 'a key longer than the bound is counted each time, never kept');
+  await short.counted('products', ranged('x'.repeat(900) + 3), 1, read);
+  assert.equal(counted, 7, 'and pushed nothing out');
+});
+
 it('a count read while the stamp moved is not kept under the new stamp', async () => {
   const cache = new ListCache();
   const q: ListQuery = { ...query(2), withTotal: true };
