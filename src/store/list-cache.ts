@@ -45,7 +45,7 @@ export class ListCache {
      * the 1,000 pages' bound, so nearly every such page counted its rows again).
      */
     private readonly maxCounts = 20_000,
-    /** Characters of count keys at most (about 2 MB of text with the Map's entries): a bound whatever the filters' length. */
+    /** Characters of count keys at most (2 MB of text at most, beside the entries themselves): a bound whatever the filters' length. */
     private readonly maxCountChars = 1_000_000,
   ) {}
 
