@@ -31,6 +31,7 @@ import type { RecordCache } from '../record-cache.js';
 import { countSql } from './row-counts.js';
 import { countKeys } from '../sql/count-keys.js';
 import { PipelinedTx } from './pipelined-tx.js';
+import { KEPT_PAGE_COLUMNS, keptPage } from './kept-page.js';
 import type { WriteWatch } from './row-writes.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
@@ -67,6 +68,11 @@ function* rowChunks(r: CompiledResource, records: readonly StoredRecord[]): Gene
  */
 const PG_UUID = /^(?:\{[0-9a-f]{4}(?:-?[0-9a-f]{4}){7}\}|[0-9a-f]{4}(?:-?[0-9a-f]{4}){7})$/i;
 export const pgUuid = (text: string): boolean => PG_UUID.test(text);
+
+/** A page's select list with its total as one more column: a scalar subquery PostgreSQL runs once (PgOps.listCounted). */
+function withTotalColumn(select: string, total: Sql): Sql {
+  return { text: `${select}, (${total.text}) AS ${quote(TOTAL_COLUMN)}`, params: total.params };
+}
 
 /** A row as `kept` holds it when it is the same row (same id, version and update time under one snapshot), else decoded and kept. */
 function keptRow(r: CompiledResource, row: Row, kept: RecordCache): StoredRecord {
@@ -190,6 +196,11 @@ export class PgOps implements Tx {
    */
   async list(resource: string, query: ListQuery, kept?: () => RecordCache | undefined): Promise<ListResult> {
     const r = this.resource(resource);
+    // Rows kept now are likely kept when the page arrives: its statement then selects ids and versions alone (kept-page.ts).
+    if (query.search === undefined && kept?.() !== undefined) {
+      const page = await this.keptList(r, query, kept);
+      if (page !== undefined) return page;
+    }
     if (query.withTotal && query.search === undefined) {
       const keys = this.keptCounts ? countKeys(r, query) : undefined;
       return this.listCounted(r, query, keys && countSql(r.table, keys), kept);
@@ -214,14 +225,29 @@ export class PgOps implements Tx {
    * start of the order it is then 0, further on it is read alone.
    */
   private async listCounted(r: CompiledResource, query: ListQuery, keptTotal: Sql | undefined, kept?: () => RecordCache | undefined): Promise<ListResult> {
-    const withTotal = (total: Sql): Sql => ({ text: `${columnList(r)}, (${total.text}) AS ${quote(TOTAL_COLUMN)}`, params: total.params });
-    const sql = listSql(pgDialect, r, query, tableName, (count) => withTotal(keptTotal ?? count))!;
+    const sql = listSql(pgDialect, r, query, tableName, (count) => withTotalColumn(columnList(r), keptTotal ?? count))!;
     const total = keptTotal ?? sql.count;
     const raw = await this.rows(sql.page.text, sql.page.params);
     const result = this.decoded(r, query, raw, kept);
     if (raw.length > 0) result.total = Number(raw[0]![TOTAL_COLUMN]);
     else result.total = !query.offset && query.after === undefined ? 0 : Number((await this.rows(total.text, total.params))[0]!.n);
     return result;
+  }
+
+  /**
+   * A page (no search) whose statement selects its rows' ids, versions and update times alone, the rows `kept` holds
+   * answering for themselves and the others read by id (keptPage); undefined when it must be read whole: keptPage
+   * says so, or an offset page came back empty (listCounted then tells its total).
+   */
+  private async keptList(r: CompiledResource, query: ListQuery, kept: () => RecordCache | undefined): Promise<ListResult | undefined> {
+    const keys = query.withTotal && this.keptCounts ? countKeys(r, query) : undefined;
+    const keptTotal = keys && countSql(r.table, keys);
+    const sql = listSql(pgDialect, r, query, tableName, query.withTotal ? (count) => withTotalColumn(KEPT_PAGE_COLUMNS, keptTotal ?? count) : KEPT_PAGE_COLUMNS)!;
+    const raw = await this.rows(sql.page.text, sql.page.params);
+    if (raw.length === 0) return query.withTotal ? undefined : { rows: [] };
+    const rows = await keptPage(r, raw, kept, (text, params) => this.rows(text, params));
+    if (rows === undefined) return undefined;
+    return query.withTotal ? { rows, total: Number(raw[0]![TOTAL_COLUMN]) } : { rows };
   }
 
   /** A page's rows as records: the kept ones where `kept` has them (no search: a search's rows carry their rank). */

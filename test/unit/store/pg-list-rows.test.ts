@@ -64,6 +64,45 @@ for (const listCache of [true, false]) {
       t.diagnostic('the cluster was never quiet for one attempt in 50: no hit required, none wrong');
     });
 
+    it('with the rows kept, a page selects ids, versions and update times alone, and reads by id only the rows not kept', async (t: TestContext) => {
+      if (!listCache) return;
+      const texts: string[] = [];
+      const query = pg.Client.prototype.query;
+      // Every statement any client of the store sends, as text (named statements included).
+      t.mock.method(pg.Client.prototype, 'query', function (this: pg.Client, ...args: unknown[]) {
+        const config = args[0] as string | { text?: string };
+        texts.push(typeof config === 'string' ? config : String(config.text));
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      });
+      const narrow = (text: string): boolean => text.startsWith('SELECT "id", "version", "updated_at" FROM "products"');
+      const byId = (text: string): boolean => text.includes('"products" WHERE id = ANY(');
+      for (let attempt = 0; attempt < 50; attempt++) {
+        // A store of its own each attempt: nothing kept by an earlier one (its snapshot may still hold).
+        const fresh: PgStore = new PgStore({ connectionString: database.url, max: 2, listCache, listRowsAfterMs: 0 });
+        try {
+          await fresh.migrate(model);
+          const start = await snapshot();
+          await fresh.list('products', { ...page(0), limit: 10, shared: true });
+          texts.length = 0;
+          const allKept = await fresh.list('products', { ...page(2), limit: 5, shared: true });
+          const allKeptTexts = texts.splice(0);
+          const someKept = await fresh.list('products', { ...page(8), limit: 5, shared: true });
+          const someKeptTexts = texts.splice(0);
+          assert.deepEqual(allKept.rows, (await fresh.list('products', { ...page(2), limit: 5 })).rows);
+          assert.deepEqual(someKept.rows, (await fresh.list('products', { ...page(8), limit: 5 })).rows);
+          if ((await snapshot()) !== start) continue;
+          assert.equal(allKeptTexts.filter(narrow).length, 1, allKeptTexts.join('\n'));
+          assert.equal(allKeptTexts.filter(byId).length, 0, 'every row kept: nothing read by id');
+          assert.equal(someKeptTexts.filter(narrow).length, 1, someKeptTexts.join('\n'));
+          assert.equal(someKeptTexts.filter(byId).length, 1, `the three rows not kept, in one statement:\n${someKeptTexts.join('\n')}`);
+          return;
+        } finally {
+          await fresh.close();
+        }
+      }
+      t.diagnostic('the cluster was never quiet for one attempt in 50: the statements were not checked');
+    });
+
     it('an unshared read decodes its own rows, unfrozen, equal to the shared ones', async () => {
       const shared = await store.list('products', { ...page(2), shared: true });
       const plain = await store.list('products', page(2));
