@@ -15,6 +15,27 @@ import { pgCodec } from './rows.js';
  */
 export const KEPT_PAGE_COLUMNS = '"id", "version", "updated_at"';
 
+/**
+ * How many of the rows pages read lately were kept: a page that finds few of its rows kept (a table larger than the
+ * 10,000 rows kept, read at random; pages just after the kept rows were emptied) pays two statements for what one
+ * would read, so pages select ids and versions alone only while most rows were found kept. Every page read with kept
+ * rows counts, either way, so the share recovers once pages find their rows kept again.
+ */
+export class KeptShare {
+  /** A moving average of the share of a page's rows found kept (each page weighs a tenth); pages start hopeful. */
+  private share = 1;
+
+  /** Whether a page should select ids and versions alone. */
+  get worth(): boolean {
+    return this.share >= 0.5;
+  }
+
+  /** A page of `rows` rows found `kept` of them kept. */
+  note(kept: number, rows: number): void {
+    if (rows > 0) this.share = 0.9 * this.share + (0.1 * kept) / rows;
+  }
+}
+
 /** The row's id, version and update time as RecordCache.same compares them. */
 function versionOf(row: Row): { id: string; version: number; updatedAt: unknown } {
   return { id: row.id as string, version: Number(row.version), updatedAt: pgCodec.decode('timestamp', row.updated_at) };
@@ -33,6 +54,7 @@ export async function keptPage(
   raw: readonly Row[],
   kept: () => RecordCache | undefined,
   read: (sql: string, params: unknown[]) => Promise<Row[]>,
+  share: KeptShare,
 ): Promise<StoredRecord[] | undefined> {
   const cache = kept();
   if (cache === undefined) return undefined;
@@ -45,6 +67,7 @@ export async function keptPage(
     if (known !== undefined) rows[i] = known;
     else (missing ??= []).push(i);
   }
+  share.note(raw.length - (missing?.length ?? 0), raw.length);
   if (missing === undefined) return rows;
   const sql = getManySql(
     pgDialect,

@@ -31,7 +31,7 @@ import type { RecordCache } from '../record-cache.js';
 import { countSql } from './row-counts.js';
 import { countKeys } from '../sql/count-keys.js';
 import { PipelinedTx } from './pipelined-tx.js';
-import { KEPT_PAGE_COLUMNS, keptPage } from './kept-page.js';
+import { KEPT_PAGE_COLUMNS, KeptShare, keptPage } from './kept-page.js';
 import type { WriteWatch } from './row-writes.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
@@ -74,10 +74,18 @@ function withTotalColumn(select: string, total: Sql): Sql {
   return { text: `${select}, (${total.text}) AS ${quote(TOTAL_COLUMN)}`, params: total.params };
 }
 
-/** A row as `kept` holds it when it is the same row (same id, version and update time under one snapshot), else decoded and kept. */
-function keptRow(r: CompiledResource, row: Row, kept: RecordCache): StoredRecord {
-  const id = row.id as string;
-  return kept.same(r.name, id, Number(row.version), pgCodec.decode('timestamp', row.updated_at)) ?? kept.set(r.name, id, fromRow(r, row, pgCodec));
+/** Rows as `kept` holds them when they are the same rows (same id, version and update time under one snapshot), else decoded and kept; `share` learns how many were. */
+function keptRows(r: CompiledResource, raw: readonly Row[], kept: RecordCache, share: KeptShare): StoredRecord[] {
+  let found = 0;
+  const rows = raw.map((row) => {
+    const id = row.id as string;
+    const known = kept.same(r.name, id, Number(row.version), pgCodec.decode('timestamp', row.updated_at));
+    if (known === undefined) return kept.set(r.name, id, fromRow(r, row, pgCodec));
+    found++;
+    return known;
+  });
+  share.note(found, raw.length);
+  return rows;
 }
 
 export class PgOps implements Tx {
@@ -101,6 +109,8 @@ export class PgOps implements Tx {
 
   /** Whether the transaction's id was asked for: with its first write. */
   private xidAsked = false;
+  /** How many rows of shared pages were found kept lately (kept-page.ts): the pool's reads live as long as the store. */
+  private readonly keptShare = new KeptShare();
 
   /**
    * Before a statement writes `ids` of `r`: the watch is told, and the transaction's id is asked for (ownId).
@@ -197,7 +207,7 @@ export class PgOps implements Tx {
   async list(resource: string, query: ListQuery, kept?: () => RecordCache | undefined): Promise<ListResult> {
     const r = this.resource(resource);
     // Rows kept now are likely kept when the page arrives: its statement then selects ids and versions alone (kept-page.ts).
-    if (query.search === undefined && kept?.() !== undefined) {
+    if (query.search === undefined && this.keptShare.worth && kept?.() !== undefined) {
       const page = await this.keptList(r, query, kept);
       if (page !== undefined) return page;
     }
@@ -245,7 +255,7 @@ export class PgOps implements Tx {
     const sql = listSql(pgDialect, r, query, tableName, query.withTotal ? (count) => withTotalColumn(KEPT_PAGE_COLUMNS, keptTotal ?? count) : KEPT_PAGE_COLUMNS)!;
     const raw = await this.rows(sql.page.text, sql.page.params);
     if (raw.length === 0) return query.withTotal ? undefined : { rows: [] };
-    const rows = await keptPage(r, raw, kept, (text, params) => this.rows(text, params));
+    const rows = await keptPage(r, raw, kept, (text, params) => this.rows(text, params), this.keptShare);
     if (rows === undefined) return undefined;
     return query.withTotal ? { rows, total: Number(raw[0]![TOTAL_COLUMN]) } : { rows };
   }
@@ -253,7 +263,7 @@ export class PgOps implements Tx {
   /** A page's rows as records: the kept ones where `kept` has them (no search: a search's rows carry their rank). */
   private decoded(r: CompiledResource, query: ListQuery, raw: Row[], kept?: () => RecordCache | undefined): ListResult {
     const rows = query.search === undefined ? kept?.() : undefined;
-    return { rows: rows === undefined ? raw.map((row) => fromRow(r, row, pgCodec)) : raw.map((row) => keptRow(r, row, rows)) };
+    return { rows: rows === undefined ? raw.map((row) => fromRow(r, row, pgCodec)) : keptRows(r, raw, rows, this.keptShare) };
   }
 
   async listGroups(resource: string, query: GroupQuery): Promise<Map<string, Group>> {

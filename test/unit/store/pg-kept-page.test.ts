@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { commerce } from '../../../examples/commerce/index.js';
 import { compileModel } from '../../../src/model/compile.js';
 import { withPlatform } from '../../../src/runtime/compose.js';
-import { keptPage } from '../../../src/store/postgres/kept-page.js';
+import { KeptShare, keptPage } from '../../../src/store/postgres/kept-page.js';
 import { pgCodec } from '../../../src/store/postgres/rows.js';
 import { RecordCache } from '../../../src/store/record-cache.js';
 import { toRow, type Row } from '../../../src/store/sql/rows.js';
@@ -48,7 +48,7 @@ describe('keptPage (PostgreSQL)', () => {
     const cache = new RecordCache();
     const kept = records.map((r) => cache.set('products', r.id, structuredClone(r)));
     const { read, asked } = reader(table);
-    const rows = await keptPage(products, records.map(narrowRow), () => cache, read);
+    const rows = await keptPage(products, records.map(narrowRow), () => cache, read, new KeptShare());
     assert.deepEqual(asked, []);
     assert.equal(rows!.length, 5);
     rows!.forEach((row, i) => assert.equal(row, kept[i]));
@@ -59,7 +59,7 @@ describe('keptPage (PostgreSQL)', () => {
     cache.set('products', records[1]!.id, structuredClone(records[1]!));
     cache.set('products', records[3]!.id, structuredClone(records[3]!));
     const { read, asked } = reader(table);
-    const rows = await keptPage(products, records.map(narrowRow), () => cache, read);
+    const rows = await keptPage(products, records.map(narrowRow), () => cache, read, new KeptShare());
     assert.deepEqual(asked, [[records[0]!.id, records[2]!.id, records[4]!.id]]);
     assert.deepEqual(rows, records);
     assert.ok(Object.isFrozen(cache.get('products', records[0]!.id)), 'the rows read are kept, frozen');
@@ -71,7 +71,7 @@ describe('keptPage (PostgreSQL)', () => {
     cache.set('products', records[0]!.id, structuredClone(records[0]!));
     const newer = { ...records[0]!, version: 2, name: 'newer' };
     const { read } = reader(new Map([[newer.id, newer]]));
-    const rows = await keptPage(products, [narrowRow(newer)], () => cache, read);
+    const rows = await keptPage(products, [narrowRow(newer)], () => cache, read, new KeptShare());
     assert.deepEqual(rows, [newer]);
     assert.equal(cache.get('products', newer.id)!.name, 'newer');
   });
@@ -80,21 +80,36 @@ describe('keptPage (PostgreSQL)', () => {
     const changed = { ...records[2]!, version: 2, name: 'changed since' };
     const later = new Map(table);
     later.set(changed.id, changed);
-    assert.equal(await keptPage(products, records.map(narrowRow), () => new RecordCache(), reader(later).read), undefined, 'changed');
+    assert.equal(await keptPage(products, records.map(narrowRow), () => new RecordCache(), reader(later).read, new KeptShare()), undefined, 'changed');
     const deleted = new Map(table);
     deleted.delete(records[4]!.id);
-    assert.equal(await keptPage(products, records.map(narrowRow), () => new RecordCache(), reader(deleted).read), undefined, 'deleted');
+    assert.equal(await keptPage(products, records.map(narrowRow), () => new RecordCache(), reader(deleted).read, new KeptShare()), undefined, 'deleted');
   });
 
   it('is undefined when the kept rows answer nothing, before the second statement or after it (the snapshot moved)', async () => {
     const { read, asked } = reader(table);
-    assert.equal(await keptPage(products, records.map(narrowRow), () => undefined, read), undefined);
+    assert.equal(await keptPage(products, records.map(narrowRow), () => undefined, read, new KeptShare()), undefined);
     assert.deepEqual(asked, [], 'nothing read by id when nothing can be kept');
     const cache = new RecordCache();
     let calls = 0;
     const movedAfterFirst = (): RecordCache | undefined => (calls++ === 0 ? cache : undefined);
-    assert.equal(await keptPage(products, records.map(narrowRow), movedAfterFirst, read), undefined);
+    assert.equal(await keptPage(products, records.map(narrowRow), movedAfterFirst, read, new KeptShare()), undefined);
     assert.equal(calls, 2);
     assert.equal(cache.get('products', records[0]!.id), undefined, 'nothing kept from a read the snapshot no longer vouches for');
+  });
+
+  it('tells the share of rows found kept: a page finding few turns ids-first pages off until pages find their rows kept again', async () => {
+    const share = new KeptShare();
+    assert.equal(share.worth, true, 'pages start hopeful');
+    const { read } = reader(table);
+    // Five rows, none kept: each such page counts as 0 of 5 found.
+    for (let i = 0; i < 7; i++) {
+      await keptPage(products, records.map(narrowRow), () => new RecordCache(), read, share);
+    }
+    assert.equal(share.worth, false, 'seven pages in a row finding nothing kept');
+    for (let i = 0; i < 7; i++) share.note(5, 5);
+    assert.equal(share.worth, true, 'pages whose rows were all kept (read whole, the kept rows answering) bring it back');
+    share.note(0, 0);
+    assert.equal(share.worth, true, 'an empty page tells nothing');
   });
 });
