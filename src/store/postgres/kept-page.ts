@@ -41,6 +41,25 @@ function versionOf(row: Row): { id: string; version: number; updatedAt: unknown 
   return { id: row.id as string, version: Number(row.version), updatedAt: pgCodec.decode('timestamp', row.updated_at) };
 }
 
+/** The record `cache` holds for the row when it is that version, else the row decoded and kept. */
+function keptRecord(r: CompiledResource, row: Row, v: ReturnType<typeof versionOf>, cache: RecordCache): StoredRecord {
+  return cache.same(r.name, v.id, v.version, v.updatedAt) ?? cache.set(r.name, v.id, fromRow(r, row, pgCodec));
+}
+
+/** Whole rows as records: the kept ones where `cache` holds that version, the others decoded and kept; `share` learns how many were kept. */
+export function keptRows(r: CompiledResource, raw: readonly Row[], cache: RecordCache, share: KeptShare): StoredRecord[] {
+  let found = 0;
+  const rows = raw.map((row) => {
+    const id = row.id as string;
+    const known = cache.same(r.name, id, Number(row.version), pgCodec.decode('timestamp', row.updated_at));
+    if (known === undefined) return cache.set(r.name, id, fromRow(r, row, pgCodec));
+    found++;
+    return known;
+  });
+  share.note(found, raw.length);
+  return rows;
+}
+
 /**
  * The page's records, from `raw` (KEPT_PAGE_COLUMNS, in the page's order): each one `kept` holds as that version, the
  * others read whole by id in one statement and kept. Undefined when the page must be read whole instead: `kept`
@@ -83,7 +102,7 @@ export async function keptPage(
     if (row === undefined) return undefined;
     const now = versionOf(row);
     if (now.version !== seen[i]!.version || now.updatedAt !== seen[i]!.updatedAt) return undefined;
-    rows[i] = still.same(r.name, now.id, now.version, now.updatedAt) ?? still.set(r.name, now.id, fromRow(r, row, pgCodec));
+    rows[i] = keptRecord(r, row, now, still);
   }
   return rows;
 }

@@ -31,7 +31,7 @@ import type { RecordCache } from '../record-cache.js';
 import { countSql } from './row-counts.js';
 import { countKeys } from '../sql/count-keys.js';
 import { PipelinedTx } from './pipelined-tx.js';
-import { KEPT_PAGE_COLUMNS, KeptShare, keptPage } from './kept-page.js';
+import { KEPT_PAGE_COLUMNS, KeptShare, keptPage, keptRows } from './kept-page.js';
 import type { WriteWatch } from './row-writes.js';
 
 /** The API's `sequence` is the stamped commit sequence; the insertion `sequence` column stays internal. */
@@ -74,20 +74,6 @@ function withTotalColumn(select: string, total: Sql): Sql {
   return { text: `${select}, (${total.text}) AS ${quote(TOTAL_COLUMN)}`, params: total.params };
 }
 
-/** Rows as `kept` holds them when they are the same rows (same id, version and update time under one snapshot), else decoded and kept; `share` learns how many were. */
-function keptRows(r: CompiledResource, raw: readonly Row[], kept: RecordCache, share: KeptShare): StoredRecord[] {
-  let found = 0;
-  const rows = raw.map((row) => {
-    const id = row.id as string;
-    const known = kept.same(r.name, id, Number(row.version), pgCodec.decode('timestamp', row.updated_at));
-    if (known === undefined) return kept.set(r.name, id, fromRow(r, row, pgCodec));
-    found++;
-    return known;
-  });
-  share.note(found, raw.length);
-  return rows;
-}
-
 export class PgOps implements Tx {
   /** The credentials epoch this transaction moved to, known to this process once it commits. */
   bumpedTo: number | undefined;
@@ -109,8 +95,12 @@ export class PgOps implements Tx {
 
   /** Whether the transaction's id was asked for: with its first write. */
   private xidAsked = false;
-  /** How many rows of shared pages were found kept lately (kept-page.ts): the pool's reads live as long as the store. */
-  private readonly keptShare = new KeptShare();
+  /** How many rows of shared pages were found kept lately (kept-page.ts): made by the first shared page (the pool's reads, which live as long as the store), never by a transaction's reads. */
+  private share: KeptShare | undefined;
+
+  private get keptShare(): KeptShare {
+    return (this.share ??= new KeptShare());
+  }
 
   /**
    * Before a statement writes `ids` of `r`: the watch is told, and the transaction's id is asked for (ownId).
@@ -211,10 +201,7 @@ export class PgOps implements Tx {
       const page = await this.keptList(r, query, kept);
       if (page !== undefined) return page;
     }
-    if (query.withTotal && query.search === undefined) {
-      const keys = this.keptCounts ? countKeys(r, query) : undefined;
-      return this.listCounted(r, query, keys && countSql(r.table, keys), kept);
-    }
+    if (query.withTotal && query.search === undefined) return this.listCounted(r, query, this.keptTotal(r, query), kept);
     const sql = listSql(pgDialect, r, query, tableName);
     if (!sql) return query.withTotal ? { rows: [], ranks: [], total: 0 } : { rows: [], ranks: [] };
     // A search's count (offset and page styles) is sent beside the page: on the pool they run at once on two
@@ -236,28 +223,33 @@ export class PgOps implements Tx {
    */
   private async listCounted(r: CompiledResource, query: ListQuery, keptTotal: Sql | undefined, kept?: () => RecordCache | undefined): Promise<ListResult> {
     const sql = listSql(pgDialect, r, query, tableName, (count) => withTotalColumn(columnList(r), keptTotal ?? count))!;
-    const total = keptTotal ?? sql.count;
     const raw = await this.rows(sql.page.text, sql.page.params);
-    const result = this.decoded(r, query, raw, kept);
-    if (raw.length > 0) result.total = Number(raw[0]![TOTAL_COLUMN]);
-    else result.total = !query.offset && query.after === undefined ? 0 : Number((await this.rows(total.text, total.params))[0]!.n);
-    return result;
+    return { ...this.decoded(r, query, raw, kept), total: await this.pageTotal(query, raw, keptTotal ?? sql.count) };
+  }
+
+  /** The kept counts' sum for an offset page's total, where they count its filter (outside transactions: keptCounts). */
+  private keptTotal(r: CompiledResource, query: ListQuery): Sql | undefined {
+    const keys = this.keptCounts ? countKeys(r, query) : undefined;
+    return keys && countSql(r.table, keys);
+  }
+
+  /** The total a page's statement carried as a column; an empty page carries none: 0 at the start of the order, else `total` read alone. */
+  private async pageTotal(query: ListQuery, raw: readonly Row[], total: Sql): Promise<number> {
+    if (raw.length > 0) return Number(raw[0]![TOTAL_COLUMN]);
+    return !query.offset && query.after === undefined ? 0 : Number((await this.rows(total.text, total.params))[0]!.n);
   }
 
   /**
    * A page (no search) whose statement selects its rows' ids, versions and update times alone, the rows `kept` holds
-   * answering for themselves and the others read by id (keptPage); undefined when it must be read whole: keptPage
-   * says so, or an offset page came back empty (listCounted then tells its total).
+   * answering for themselves and the others read by id (keptPage); undefined when keptPage says it must be read whole.
    */
   private async keptList(r: CompiledResource, query: ListQuery, kept: () => RecordCache | undefined): Promise<ListResult | undefined> {
-    const keys = query.withTotal && this.keptCounts ? countKeys(r, query) : undefined;
-    const keptTotal = keys && countSql(r.table, keys);
+    const keptTotal = query.withTotal ? this.keptTotal(r, query) : undefined;
     const sql = listSql(pgDialect, r, query, tableName, query.withTotal ? (count) => withTotalColumn(KEPT_PAGE_COLUMNS, keptTotal ?? count) : KEPT_PAGE_COLUMNS)!;
     const raw = await this.rows(sql.page.text, sql.page.params);
-    if (raw.length === 0) return query.withTotal ? undefined : { rows: [] };
-    const rows = await keptPage(r, raw, kept, (text, params) => this.rows(text, params), this.keptShare);
+    const rows = raw.length === 0 ? [] : await keptPage(r, raw, kept, (text, params) => this.rows(text, params), this.keptShare);
     if (rows === undefined) return undefined;
-    return query.withTotal ? { rows, total: Number(raw[0]![TOTAL_COLUMN]) } : { rows };
+    return query.withTotal ? { rows, total: await this.pageTotal(query, raw, keptTotal ?? sql.count) } : { rows };
   }
 
   /** A page's rows as records: the kept ones where `kept` has them (no search: a search's rows carry their rank). */

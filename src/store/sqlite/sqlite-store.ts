@@ -104,12 +104,7 @@ export class SqliteStore implements Store {
     const busyTimeoutMs = Math.max(0, Math.floor(options.busyTimeoutMs ?? BUSY_TIMEOUT_MS));
     const busyTimeout = `PRAGMA busy_timeout = ${busyTimeoutMs}`;
     db.exec(busyTimeout);
-    try {
-      switchToWal(db, busyTimeoutMs);
-    } catch (err) {
-      db.close();
-      throw err;
-    }
+    switchToWal(db, busyTimeoutMs);
     // FULL's sync happens outside SQLite, off the event loop, before a writer is answered (wal-sync.ts).
     db.exec('PRAGMA synchronous = NORMAL');
     this.walSync = this.memory || options.synchronous === 'normal' ? undefined : new WalSync(`${options.path}-wal`);

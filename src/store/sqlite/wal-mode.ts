@@ -13,7 +13,7 @@ const MAX_PAUSE_MS = 50;
  * transaction (https://sqlite.org/c3ref/busy_handler.html: the deadlock case). The other's switch lasts
  * milliseconds; one of four `canon serve` processes started at once on a fresh file exited "database is locked"
  * (CI, 2026-11-29). The pauses block, as SQLite's own busy handler does on this connection: the store is opening,
- * and nothing else of it runs yet.
+ * and nothing else of it runs yet. Giving up, it closes the connection.
  */
 export function switchToWal(db: Database.Database, busyTimeoutMs: number): void {
   const deadline = performance.now() + busyTimeoutMs;
@@ -22,7 +22,11 @@ export function switchToWal(db: Database.Database, busyTimeoutMs: number): void 
       db.exec('PRAGMA journal_mode = WAL');
       return;
     } catch (err) {
-      if (!sqliteBusy(err) || performance.now() >= deadline) throw err;
+      if (!sqliteBusy(err) || performance.now() >= deadline) {
+        // The store is not made: its connection goes with it.
+        db.close();
+        throw err;
+      }
     }
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.max(1, Math.min(pause, deadline - performance.now())));
   }
